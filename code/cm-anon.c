@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cm-anon - fault in an exact number of anonymous pages.
+ *
+ *   cm-anon PAGES [--hold]
+ *
+ * Maps PAGES private anonymous pages and writes one byte to each, so that
+ * each write faults in exactly one page (the lab kernels have no THP).
+ * Prints
+ *   cm-anon: pid=<pid> pages=<N> touched=<N>
+ * then unmaps and exits 0; with --hold it prints "cm-anon: ready" and
+ * keeps the pages until SIGUSR1 or SIGTERM, prints "cm-anon: released"
+ * and exits 0.  Exit 1 if mmap fails, 2 on bad arguments.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "lib.h"
+
+#define PROG	"cm-anon"
+#define USAGE	"cm-anon PAGES [--hold]"
+
+int main(int argc, char **argv)
+{
+	size_t page = cm_page_size();
+	unsigned long pages = 0, i, touched = 0;
+	const char *pages_arg = NULL;
+	int hold = 0;
+	char *mem;
+	int a;
+
+	for (a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "--hold") && !hold)
+			hold = 1;
+		else if (!strncmp(argv[a], "--", 2))
+			cm_usage_error(PROG, USAGE, "unknown or repeated option '%s'",
+				       argv[a]);
+		else if (!pages_arg)
+			pages_arg = argv[a];
+		else
+			cm_usage_error(PROG, USAGE, "unexpected argument '%s'",
+				       argv[a]);
+	}
+	if (!pages_arg)
+		cm_usage_error(PROG, USAGE, "missing PAGES");
+	if (cm_parse_ulong(pages_arg, 1, SIZE_MAX / page, &pages))
+		cm_usage_error(PROG, USAGE,
+			       "PAGES must be a decimal number from 1 to %zu, got '%s'",
+			       SIZE_MAX / page, pages_arg);
+
+	/* @cm-begin map */
+	/* Reserve address space only: no page is allocated or charged yet. */
+	mem = mmap(NULL, pages * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED) {
+		fprintf(stderr, "%s: mmap %lu pages: %s (errno=%s)\n", PROG,
+			pages, strerror(errno), cm_errname(errno));
+		return 1;
+	}
+	/* @cm-end map */
+
+	/* @cm-begin touch */
+	/*
+	 * One write per page: each write takes a page fault, and the fault
+	 * handler allocates (and, with the controller, charges) one page.
+	 */
+	for (i = 0; i < pages; i++) {
+		mem[i * page] = 1;
+		touched++;
+	}
+	/* @cm-end touch */
+
+	printf("%s: pid=%d pages=%lu touched=%lu\n", PROG, (int)getpid(),
+	       pages, touched);
+	fflush(stdout);
+
+	if (hold)
+		cm_hold(PROG);
+
+	munmap(mem, pages * page);	/* uncharges the pages */
+	return 0;
+}
