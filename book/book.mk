@@ -1,0 +1,110 @@
+# book.mk - build the book: HTML, EPUB and (when a PDF engine is installed) PDF.
+#
+# Included by the top-level Makefile; also works on its own from the
+# repository root:   make -f book/book.mk book | book-check
+#
+#   book           build/book/index.html   one self-contained page: TOC, numbered
+#                                          sections, highlighting, CSS and SVG inside
+#                  build/book/containing-memory.epub
+#                  build/book/containing-memory.pdf   only if weasyprint is installed
+#                                          (Debian package "weasyprint")
+#   book-html      only the HTML
+#   book-epub      only the EPUB
+#   book-pdf       only the PDF (fails if there is no PDF engine)
+#   book-diagrams  only diagrams/*.dot -> build/book/diagrams/*.svg
+#   book-check     TAP lines: every diagram renders, the include filter's tests
+#                  pass, and the book builds from scratch with no pandoc warning
+#   book-clean     remove build/book
+#
+# Chapters are chapters/NN-slug.md, taken in file-name order: adding a
+# chapter is adding its file.  Any pandoc warning, broken include or
+# diagram that fails to render fails the build.
+
+# Including this file must not change the includer's default goal.
+BOOK_SAVED_GOAL := $(.DEFAULT_GOAL)
+
+BUILD       ?= build
+PANDOC      ?= pandoc
+PYTHON      ?= python3
+WEASYPRINT  ?= weasyprint
+
+BOOK_OUT      := $(BUILD)/book
+BOOK_SRC      := $(BOOK_OUT)/.src/book.md
+BOOK_HTML     := $(BOOK_OUT)/index.html
+BOOK_EPUB     := $(BOOK_OUT)/containing-memory.epub
+BOOK_PDF      := $(BOOK_OUT)/containing-memory.pdf
+BOOK_CHAPTERS := $(sort $(wildcard chapters/[0-9][0-9]-*.md))
+BOOK_DOTS     := $(sort $(wildcard diagrams/*.dot))
+BOOK_SVGS     := $(patsubst diagrams/%.dot,$(BOOK_OUT)/diagrams/%.svg,$(BOOK_DOTS))
+BOOK_TOOLS    := book/book.mk book/include.lua book/book.css book/pandoc.yaml \
+                 book/diagram.sh book/diagram-style.gvpr
+# Everything a listing can come from: a change there rebuilds the book.
+BOOK_LISTED   := $(shell find code labs patches -type f -not -name '*.o' 2>/dev/null)
+
+# A PDF is made when the engine is on the PATH (override: BOOK_PDF_ENGINE=).
+BOOK_PDF_ENGINE ?= $(shell command -v $(WEASYPRINT) 2>/dev/null)
+
+BOOK_PANDOC = $(PANDOC) --defaults=book/pandoc.yaml --fail-if-warnings \
+              --resource-path=$(BOOK_OUT):. --css=book/book.css
+
+.PHONY: book book-html book-epub book-pdf book-diagrams book-check book-clean
+
+book: book-html book-epub $(if $(BOOK_PDF_ENGINE),book-pdf)
+	@echo "book: $(BOOK_HTML)"
+	@echo "book: $(BOOK_EPUB)"
+	@$(if $(BOOK_PDF_ENGINE),echo "book: $(BOOK_PDF)",echo "book: no PDF (install the Debian package weasyprint for one)")
+
+book-html: $(BOOK_HTML)
+book-epub: $(BOOK_EPUB)
+book-pdf: $(BOOK_PDF)
+book-diagrams: $(BOOK_SVGS)
+
+# The spine: book.md, then each chapter wrapped in a Div naming its file, so
+# that include.lua can say which chapter a broken reference is in.
+$(BOOK_SRC): book.md $(BOOK_CHAPTERS) book/book.mk
+	@mkdir -p $(@D)
+	@{ cat book.md; \
+	  for f in $(BOOK_CHAPTERS); do \
+	    printf '\n\n::::::::::::::::::::: {cm-source="%s"}\n\n' "$$f"; \
+	    cat "$$f"; \
+	    printf '\n\n:::::::::::::::::::::\n'; \
+	  done; } > $@.tmp && mv $@.tmp $@
+
+$(BOOK_OUT)/diagrams/%.svg: diagrams/%.dot book/diagram.sh book/diagram-style.gvpr
+	@mkdir -p $(@D)
+	@sh book/diagram.sh $< $@
+
+$(BOOK_HTML): $(BOOK_SRC) $(BOOK_SVGS) $(BOOK_TOOLS) $(BOOK_LISTED)
+	@mkdir -p $(@D)
+	$(BOOK_PANDOC) --to=html5 --self-contained -o $@.tmp.html $(BOOK_SRC)
+	@mv $@.tmp.html $@
+
+$(BOOK_EPUB): $(BOOK_SRC) $(BOOK_SVGS) $(BOOK_TOOLS) $(BOOK_LISTED)
+	@mkdir -p $(@D)
+	$(BOOK_PANDOC) --to=epub3 -o $@.tmp.epub $(BOOK_SRC)
+	@mv $@.tmp.epub $@
+
+# weasyprint prints the HTML with the stylesheet's @media print rules.
+$(BOOK_PDF): $(BOOK_HTML)
+	@test -n "$(BOOK_PDF_ENGINE)" || { echo "book-pdf: no PDF engine: apt-get install weasyprint" >&2; exit 1; }
+	$(BOOK_PDF_ENGINE) -q $(BOOK_HTML) $@.tmp.pdf
+	@mv $@.tmp.pdf $@
+
+# Checks, as TAP lines.  The book is built from scratch in a scratch
+# directory, so that a warning cannot hide behind an up-to-date target.
+BOOK_CHECK_DIR ?= $(BUILD)/book-check
+
+book-check:
+	@rm -rf $(BOOK_CHECK_DIR) && mkdir -p $(BOOK_CHECK_DIR)
+	@$(PYTHON) book/check.py --build $(BOOK_CHECK_DIR) --make "$(MAKE) --no-print-directory -f book/book.mk"
+
+book-clean:
+	rm -rf $(BOOK_OUT) $(BOOK_CHECK_DIR)
+
+# Give the default goal back to the including Makefile (unless this file is
+# the one make was started with).
+ifneq ($(BOOK_SAVED_GOAL),)
+.DEFAULT_GOAL := $(BOOK_SAVED_GOAL)
+else ifneq ($(notdir $(firstword $(MAKEFILE_LIST))),book.mk)
+.DEFAULT_GOAL :=
+endif
