@@ -1,0 +1,101 @@
+# Containing Memory - every entry point of the kit.  `make help` lists them.
+#
+# The work is done by the small scripts in labs/host/; this file checks the
+# variables a reader passes and strings the steps together.
+
+SHELL := /bin/sh
+BUILD := build
+FLAVOR ?= default
+KVM ?= 0
+TIMEOUT ?= 300
+export BUILD KVM TIMEOUT
+
+# Validate the variables before anything runs: one clear line, then stop.
+# Only digits may go near a shell (and no eval: a value may hold '$').
+nondigits = $(strip $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst \
+	5,,$(subst 6,,$(subst 7,,$(subst 8,,$(subst 9,,$(1))))))))))))
+LAST := $(shell sh -c '. labs/host/common.sh; nr_patches')
+
+ifneq ($(filter kernel lab shell tree,$(MAKECMDGOALS)),)
+ifneq ($(call nondigits,$(value CH)),)
+$(error CH is not a chapter number: valid chapters are 0-$(LAST) (0 = unpatched 6.1))
+endif
+NN := $(shell sh labs/host/chapter.sh '$(CH)' 2>&1)
+ifneq ($(.SHELLSTATUS),0)
+$(error $(NN))
+endif
+endif
+ifeq ($(filter default debug,$(value FLAVOR)),)
+$(error FLAVOR is not a flavour: use FLAVOR=default or FLAVOR=debug)
+endif
+ifeq ($(filter 0 1,$(value KVM)),)
+$(error KVM must be 0 (TCG, the default) or 1)
+endif
+ifneq ($(call nondigits,$(value TIMEOUT))$(filter 0 00 000,$(value TIMEOUT)),)
+$(error TIMEOUT must be a whole number of seconds (per QEMU boot), above 0)
+endif
+ifeq ($(strip $(value TIMEOUT)),)
+$(error TIMEOUT must be a whole number of seconds (per QEMU boot), above 0)
+endif
+
+CODE := $(abspath $(BUILD))/code
+INITRAMFS := $(BUILD)/initramfs.cpio.gz
+
+.PHONY: all help deps check kernel lab shell tree patches code code-test \
+	initramfs clean
+
+all: deps
+	@sh labs/host/check.sh all
+
+help:
+	@echo 'Containing Memory: rebuild the 2007 memory controller on Linux 6.1'
+	@echo
+	@echo '  make                  install what is missing, build the book and every'
+	@echo '                        chapter kernel, run every lab, print a summary'
+	@echo '  make check            the test suite CI runs (ends "N passed, N failed")'
+	@echo '  make kernel CH=N      build build/chNN/bzImage (patches 1..N applied)'
+	@echo '  make lab CH=N         build the kernel if needed and run lab N in QEMU'
+	@echo '  make shell CH=N       boot the chapter-N kernel with a shell'
+	@echo '  make book             build/book/index.html and the EPUB'
+	@echo '  make tree CH=N        build/tree: a git worktree at chapter N to edit'
+	@echo '  make patches          turn build/tree commits back into patches/'
+	@echo '  make clean            remove build/ (the kernel tree too)'
+	@echo
+	@echo '  CH=0..$(LAST)   FLAVOR=default|debug   KVM=0|1   TIMEOUT=seconds (per boot)'
+
+deps:
+	@sh labs/host/deps.sh
+
+check: deps
+	@sh labs/host/check.sh check
+
+kernel: deps
+	@sh labs/host/kernel.sh $(NN) $(FLAVOR)
+
+code: deps
+	@$(MAKE) -s -C code O=$(CODE)
+
+code-test: deps
+	@$(MAKE) -s -C code O=$(CODE) test
+
+# Cheap (about a second), so it is always rebuilt and never stale.
+initramfs: code
+	@sh labs/host/initramfs.sh $(INITRAMFS)
+
+lab: kernel initramfs
+	@sh labs/host/run.sh $(NN) $(NN) $(FLAVOR)
+
+shell: kernel initramfs
+	@sh labs/host/shell.sh $(NN) $(FLAVOR)
+
+tree: deps
+	@sh labs/host/worktree.sh $(NN)
+
+patches:
+	@sh labs/host/export.sh
+
+clean:
+	-git -C $(BUILD)/linux worktree prune 2>/dev/null
+	rm -rf $(BUILD)
+
+-include book/book.mk

@@ -1,0 +1,102 @@
+# tap.sh - tiny TAP producer for the guest-side labs (busybox sh).
+#
+# Source it from a lab:   . /lab/lib/tap.sh
+#
+#   plan N                       announce N test points (call first)
+#   ok "what" cmd [args...]      pass if the command exits 0
+#   not_ok_if "what" cmd ...     pass if the command exits non-zero
+#   is GOT WANT "what"           pass if the two strings are equal
+#   within GOT WANT TOL "what"   pass if |GOT - WANT| <= TOL (integers)
+#   atleast GOT MIN "what"       pass if GOT >= MIN (integers)
+#   diag "text"                  a "# text" comment line
+#   done_testing                 print the tally; exit 1 if anything failed
+#                                or the count does not match the plan
+
+TAP_N=0
+TAP_FAILED=0
+TAP_PLANNED=0
+
+plan() {
+	TAP_PLANNED=$1
+	echo "1..$1"
+}
+
+diag() {
+	echo "# $*"
+}
+
+_tap_result() {		# $1 = 0 (pass) or 1 (fail), $2 = description
+	TAP_N=$((TAP_N + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $TAP_N - $2"
+	else
+		echo "not ok $TAP_N - $2"
+		TAP_FAILED=$((TAP_FAILED + 1))
+	fi
+}
+
+ok() {
+	_d=$1; shift
+	if "$@"; then _tap_result 0 "$_d"; else _tap_result 1 "$_d"; fi
+}
+
+not_ok_if() {
+	_d=$1; shift
+	if "$@"; then _tap_result 1 "$_d"; else _tap_result 0 "$_d"; fi
+}
+
+is() {
+	if [ "$1" = "$2" ]; then
+		_tap_result 0 "$3"
+	else
+		_tap_result 1 "$3"
+		diag "  got: '$1'"
+		diag "  expected: '$2'"
+	fi
+}
+
+_tap_int() {		# is $1 a (possibly negative) decimal integer?
+	case $1 in
+	'' | - | *[!0-9-]* | ?*-*) return 1 ;;
+	esac
+	return 0
+}
+
+within() {
+	if ! _tap_int "$1" || ! _tap_int "$2" || ! _tap_int "$3"; then
+		_tap_result 1 "$4"
+		diag "  not integers: got='$1' want='$2' tolerance='$3'"
+		return
+	fi
+	_diff=$(($1 - $2))
+	[ "$_diff" -lt 0 ] && _diff=$((-_diff))
+	if [ "$_diff" -le "$3" ]; then
+		_tap_result 0 "$4"
+	else
+		_tap_result 1 "$4"
+		diag "  got $1, expected $2 +/- $3 (off by $_diff)"
+	fi
+}
+
+atleast() {
+	if ! _tap_int "$1" || ! _tap_int "$2"; then
+		_tap_result 1 "$3"
+		diag "  not integers: got='$1' minimum='$2'"
+		return
+	fi
+	if [ "$1" -ge "$2" ]; then
+		_tap_result 0 "$3"
+	else
+		_tap_result 1 "$3"
+		diag "  got $1, expected at least $2"
+	fi
+}
+
+done_testing() {
+	if [ "$TAP_N" -ne "$TAP_PLANNED" ]; then
+		diag "planned $TAP_PLANNED tests but ran $TAP_N"
+		return 1
+	fi
+	diag "$((TAP_N - TAP_FAILED)) passed, $TAP_FAILED failed"
+	[ "$TAP_FAILED" -eq 0 ]
+}

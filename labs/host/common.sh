@@ -1,0 +1,84 @@
+# common.sh - shared settings for the host-side scripts (sourced, not run).
+#
+# Every path is relative to the repository root, which is where make runs
+# the scripts from.
+
+BUILD=${BUILD:-build}
+TREE=$BUILD/linux			# git repository: pristine base + series
+SRC_TARBALL=${SRC_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+SERIES=patches/series
+LOGS=$BUILD/logs
+
+die() {
+	echo "$(basename "$0"): $*" >&2
+	exit 1
+}
+
+# Seconds since the epoch, for the "took N s" lines.
+now() {
+	date +%s
+}
+
+# Number of patches in the series, which is also the newest chapter.
+nr_patches() {
+	if [ -f "$SERIES" ]; then
+		grep -cvE '^[[:space:]]*(#|$)' "$SERIES" || true
+	else
+		echo 0
+	fi
+}
+
+# The patch file names in order, one per line.
+series_patches() {
+	[ -f "$SERIES" ] && grep -vE '^[[:space:]]*(#|$)' "$SERIES"
+	return 0
+}
+
+# chapter_nn N: validate a chapter number and print it as two digits.
+chapter_nn() {
+	last=$(nr_patches)
+	case $1 in
+	'')
+		echo "CH is not set: say which chapter, CH=0-$last (0 = unpatched 6.1)" >&2
+		return 1 ;;
+	*[!0-9]*)
+		echo "CH is not a chapter number: valid chapters are 0-$last (0 = unpatched 6.1)" >&2
+		return 1 ;;
+	esac
+	n=$(expr "$1" + 0)
+	if [ "$n" -gt "$last" ] || [ ${#1} -gt 2 ]; then
+		echo "CH=$1 is not a chapter: valid chapters are 0-$last (0 = unpatched 6.1)" >&2
+		return 1
+	fi
+	printf '%02d\n' "$n"
+}
+
+# Run a long command with its output in a log, printing a progress line
+# every 30 seconds: run_logged STEP LOG cmd args...
+run_logged() {
+	step=$1 log=$2
+	shift 2
+	mkdir -p "$(dirname "$log")"
+	start=$(now)
+	echo "$step: started (log: $log)"
+	"$@" >"$log" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		i=0
+		while [ $i -lt 30 ] && kill -0 "$pid" 2>/dev/null; do
+			sleep 1
+			i=$((i + 1))
+		done
+		if kill -0 "$pid" 2>/dev/null; then
+			last=$(tail -n 1 "$log" | cut -c1-60)
+			echo "$step: $(($(now) - start)) s ... $last"
+		fi
+	done
+	if wait "$pid"; then
+		echo "$step: done in $(($(now) - start)) s"
+		return 0
+	fi
+	echo "$step: FAILED after $(($(now) - start)) s; last lines of $log:" >&2
+	tail -n 25 "$log" | sed 's/^/    /' >&2
+	return 1
+}

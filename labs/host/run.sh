@@ -1,0 +1,120 @@
+#!/bin/sh
+# run.sh KERNEL_NN LAB_NN [FLAVOR] - boot the chapter-KERNEL_NN kernel in
+# QEMU, run lab LAB_NN in the guest and judge the result.
+#
+# Output: the lab's TAP lines indented by four spaces, then one verdict
+# line, "ok - ..." or "not ok - ...".  Exit 0 only if the lab passed.
+#
+# Verdicts:
+#   PASS        every test point passed, the plan was met, the lab exited 0
+#               and the console shows no kernel splat
+#   FAIL        a test point failed, the plan was not met, or a splat
+#   NO LAB      the guest never printed a TAP plan (boot failure, no init)
+#   TIMEOUT     QEMU was still running after TIMEOUT seconds
+#   QEMU ERROR  QEMU itself exited with an error
+set -u
+. labs/host/common.sh
+
+knn=$1 lnn=$2 flavor=${3:-default}
+suffix=
+[ "$flavor" = debug ] && suffix=-debug
+kernel=$BUILD/ch$knn$suffix/bzImage
+initrd=$BUILD/initramfs.cpio.gz
+timeout=${TIMEOUT:-300}
+name="lab $lnn on kernel ch$knn$suffix"
+dir=$LOGS/lab$lnn-ch$knn$suffix
+console=$dir/console.log
+tap=$dir/tap.log
+
+[ -f "$kernel" ] || die "$kernel missing: make kernel CH=$knn"
+[ -f "$initrd" ] || die "$initrd missing"
+[ -f "labs/ch$lnn/lab.sh" ] || die "labs/ch$lnn/lab.sh missing"
+
+extra=
+[ -f "labs/ch$lnn/cmdline" ] && extra=$(grep -v '^#' "labs/ch$lnn/cmdline" | tr '\n' ' ')
+
+accel="-accel tcg"
+[ "${KVM:-0}" = 1 ] && accel="-enable-kvm -cpu host"
+
+rm -rf "$dir"
+mkdir -p "$dir"
+start=$(now)
+# shellcheck disable=SC2086
+timeout --foreground -k 5 "$timeout" \
+	qemu-system-x86_64 $accel -m "${MEM:-256M}" -smp "${SMP:-2}" \
+	-nodefaults -no-reboot -display none -monitor none \
+	-serial "file:$console" -serial "file:$tap" \
+	-kernel "$kernel" -initrd "$initrd" \
+	-append "console=ttyS0 panic=-1 cmlab=ch$lnn $extra" \
+	</dev/null >"$dir/qemu.log" 2>&1
+rc=$?
+secs=$(($(now) - start))
+
+# Kernel messages carry a "[    1.234567] " stamp; the lab's own echo on
+# the console does not, so a lab printing "WARNING:" is not a splat.
+splat_re='^\[ *[0-9]+\.[0-9]+\] .*(BUG:|WARNING:|Oops|Kernel panic|general protection fault|INFO: |UBSAN:|list_add corruption|list_del corruption)'
+grep -aE "$splat_re" "$console" >"$dir/splats" 2>/dev/null
+
+# Expected splats (labs/chNN/splats: "COUNT ERE" per line) must appear
+# exactly COUNT times; they are then not held against the lab.
+bad_expect=
+if [ -f "labs/ch$lnn/splats" ]; then
+	while read -r count re; do
+		case $count in '' | '#'*) continue ;; esac
+		got=$(grep -acE "$re" "$dir/splats")
+		if [ "$got" != "$count" ]; then
+			bad_expect="$bad_expect; expected $count console lines matching '$re', saw $got"
+		fi
+		grep -avE "$re" "$dir/splats" >"$dir/splats.tmp"
+		mv "$dir/splats.tmp" "$dir/splats"
+	done <"labs/ch$lnn/splats"
+fi
+
+tr -d '\r' <"$tap" 2>/dev/null | sed 's/^/    /'
+tr -d '\r' <"$tap" >"$dir/tap.txt" 2>/dev/null
+plan=$(sed -nE 's/^1\.\.([0-9]+).*/\1/p' "$dir/tap.txt" | head -n 1)
+passed=$(grep -cE '^ok ' "$dir/tap.txt")
+failed=$(grep -cE '^not ok ' "$dir/tap.txt")
+exit_line=$(sed -nE 's/^# cm-lab-exit: ([0-9]+)$/\1/p' "$dir/tap.txt")
+
+why=
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+	why="TIMEOUT: QEMU still running after $timeout s"
+elif [ $rc -ne 0 ]; then
+	why="QEMU ERROR: exit status $rc ($(head -n 3 "$dir/qemu.log" | tr '\n' ' '))"
+elif [ -z "$plan" ]; then
+	why="NO LAB: the guest never printed a TAP plan (boot failure?)"
+elif [ "$failed" -gt 0 ]; then
+	why="FAIL: $failed of $plan test points failed"
+elif [ "$passed" -ne "$plan" ]; then
+	why="FAIL: planned $plan test points, $passed passed"
+elif [ "$exit_line" != 0 ]; then
+	why="FAIL: the lab script exited with status ${exit_line:-unknown}"
+fi
+if [ -s "$dir/splats" ]; then
+	why="${why:+$why; }FAIL: kernel splat on the console"
+fi
+[ -n "$bad_expect" ] && why="${why:+$why; }FAIL${bad_expect}"
+
+if [ -z "$why" ]; then
+	echo "ok - $name: $passed/$plan passed, clean console ($secs s)"
+	exit 0
+fi
+
+echo "not ok - $name: $why ($secs s)"
+{
+	if [ "$failed" -gt 0 ]; then
+		echo "  failing test points:"
+		grep -A4 -E '^not ok ' "$dir/tap.txt" | sed 's/^/    /'
+	fi
+	if [ -s "$dir/splats" ]; then
+		echo "  splat, with the console around it:"
+		first=$(grep -anE "$splat_re" "$console" | head -n 1 | cut -d: -f1)
+		sed -n "$((first > 5 ? first - 5 : 1)),$((first + 25))p" "$console" | sed 's/^/    /'
+	else
+		echo "  last console lines:"
+		tail -n 15 "$console" | sed 's/^/    /'
+	fi
+	echo "  logs: $dir/ (console.log, tap.log)"
+} >&2
+exit 1
