@@ -96,7 +96,7 @@ BOOK_CHECK_DIR ?= $(BUILD)/book-check
 
 book-check:
 	@rm -rf $(BOOK_CHECK_DIR) && mkdir -p $(BOOK_CHECK_DIR)
-	@$(PYTHON) book/check.py --build $(BOOK_CHECK_DIR) --make "$(MAKE) --no-print-directory -f book/book.mk"
+	@PANDOC="$(PANDOC)" $(PYTHON) book/check.py --build $(BOOK_CHECK_DIR) --make "$(MAKE) --no-print-directory -f book/book.mk"
 
 book-clean:
 	rm -rf $(BOOK_OUT) $(BOOK_CHECK_DIR)

@@ -23,6 +23,7 @@ import zipfile
 
 N = 0
 FAILED = 0
+PANDOC = os.environ.get("PANDOC") or "pandoc"
 
 
 def result(good, what, diag=""):
@@ -123,7 +124,7 @@ def check_broken_include(build):
         g.write(f.read())
         g.write('\n\n::: {cm-source="chapters/99-broken-on-purpose.md"}\n\n# Broken\n\n'
                 '```{include="labs/guest/tap.sh" marker="no-such-region"}\n```\n\n:::\n')
-    r = run(["pandoc", "--defaults=book/pandoc.yaml", "--fail-if-warnings",
+    r = run([PANDOC, "--defaults=book/pandoc.yaml", "--fail-if-warnings",
              "--resource-path=%s:." % os.path.join(build, "book"), "-t", "html5",
              "-o", os.devnull, broken])
     msg = r.stderr
