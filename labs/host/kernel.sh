@@ -30,11 +30,15 @@ while [ "$i" -le "$(expr "$nn" + 0)" ]; do
 done
 frags="$frags $extra"
 
-sh labs/host/tree.sh
-
+# One kernel job at a time: the tree's checkout is shared by all builds.
 mkdir -p "$BUILD"
-exec 9>"$BUILD/.kernel.lock"		# one build at a time in the shared tree
-flock 9
+exec 9>"$BUILD/.kernel.lock"
+if ! flock -n 9; then
+	echo "kernel ch$nn ($flavor): waiting for another kernel build to finish"
+	flock 9
+fi
+
+sh labs/host/tree.sh
 
 commit=$(git -C "$TREE" rev-parse "ch$nn^{commit}")
 # shellcheck disable=SC2086

@@ -1,0 +1,88 @@
+# lib.sh - guest helpers the labs share.  Source after tap.sh:
+#   . /lab/lib/lib.sh
+#
+# Each helper returns non-zero on failure and says why on stderr, so a lab
+# can wrap it in `ok "..." helper args`.
+
+# @cm-begin zram-swap
+# zram_swap MB: make /dev/zram0 a compressed in-memory swap device.
+zram_swap() {
+	echo "${1}M" >/sys/block/zram0/disksize || return 1
+	mkswap /dev/zram0 >/dev/null || return 1
+	swapon /dev/zram0
+}
+# @cm-end zram-swap
+
+# @cm-begin zram-ext2
+# zram_ext2 MB DIR: hot-add another zram device, put ext2 on it and mount
+# it on DIR.  Files there live in the page cache and can be dropped.
+zram_ext2() {
+	id=$(cat /sys/class/zram-control/hot_add) || return 1
+	echo "${1}M" >"/sys/block/zram$id/disksize" || return 1
+	# 1 KiB blocks fail on zram; use the page size.
+	mke2fs -q -b 4096 "/dev/zram$id" >/dev/null || return 1
+	mkdir -p "$2" && mount -t ext2 "/dev/zram$id" "$2"
+}
+# @cm-end zram-ext2
+
+# meminfo FIELD: a /proc/meminfo value, in kB.
+meminfo() {
+	awk -v f="$1:" '$1 == f { print $2 }' /proc/meminfo
+}
+
+# status_kb PID FIELD: a /proc/PID/status value, in kB.
+status_kb() {
+	awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"
+}
+
+# rollup_kb PID FIELD: a /proc/PID/smaps_rollup value, in kB.  Unlike the
+# Rss* lines of /proc/PID/status, which 6.1 updates lazily (each task
+# batches up to 64 counter events before folding them into the mm), this
+# walks the page tables and is exact.
+rollup_kb() {
+	awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/smaps_rollup"
+}
+
+# map_rss_kb PID PATH: resident kB of PID's mappings of the file PATH.
+map_rss_kb() {
+	awk -v p="$2" '$6 == p { m = 1; next }
+		/^[0-9a-f]+-[0-9a-f]+ / { m = 0 }
+		m && $1 == "Rss:" { kb += $2 }
+		END { print kb + 0 }' "/proc/$1/smaps"
+}
+
+# drop_caches: write back and drop clean page cache, dentries and inodes.
+drop_caches() {
+	sync && echo 3 >/proc/sys/vm/drop_caches
+}
+
+# start_held OUT CMD...: start a cm-* program with --hold in the background,
+# its output in OUT, and wait until it says "ready" (10 s at most).  The pid
+# is left in $HELD_PID.
+start_held() {
+	_out=$1
+	shift
+	: >"$_out"
+	"$@" >"$_out" 2>&1 &
+	HELD_PID=$!
+	_i=0
+	while ! grep -q ': ready$' "$_out"; do
+		_i=$((_i + 1))
+		if [ $_i -gt 100 ] || ! kill -0 "$HELD_PID" 2>/dev/null; then
+			echo "start_held: $1 never got ready:" >&2
+			cat "$_out" >&2
+			return 1
+		fi
+		usleep 100000
+	done
+}
+
+# release PID: signal a held program and wait for it to exit.
+release() {
+	kill -USR1 "$1" && wait "$1"
+}
+
+# report_field OUT KEY: KEY's value from a "prog: key=value ..." line.
+report_field() {
+	sed -nE "s/.* $2=([^ ]*).*/\1/p" "$1" | head -n 1
+}

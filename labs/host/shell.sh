@@ -1,0 +1,20 @@
+#!/bin/sh
+# shell.sh NN [FLAVOR] - boot the chapter-NN kernel with a shell on this
+# terminal.  Leave with `exit` (the guest powers off) or Ctrl-a x.
+set -eu
+. labs/host/common.sh
+
+nn=$1 flavor=${2:-default}
+suffix=
+[ "$flavor" = debug ] && suffix=-debug
+kernel=$BUILD/ch$nn$suffix/bzImage
+accel="-accel tcg"
+[ "${KVM:-0}" = 1 ] && accel="-enable-kvm -cpu host"
+
+echo "shell: chapter $nn kernel ($kernel); leave with 'exit' or Ctrl-a x"
+# shellcheck disable=SC2086
+exec qemu-system-x86_64 $accel -m "${MEM:-256M}" -smp "${SMP:-2}" \
+	-nodefaults -no-reboot -display none \
+	-serial mon:stdio -serial null \
+	-kernel "$kernel" -initrd "$BUILD/initramfs.cpio.gz" \
+	-append "console=ttyS0 panic=-1 cmshell quiet"
