@@ -28,7 +28,7 @@ ok "32 MiB of zram swap comes up" zram_swap 32
 within "$(meminfo SwapTotal)" 32764 4 "SwapTotal is 32 MiB less one page"
 # @cm-end swap
 
-# @cm-begin ext2
+# @cm-begin page-cache
 ok "ext2 on a second zram device mounts" zram_ext2 16 /mnt
 dd if=/dev/zero of=/mnt/file bs=4096 count=256 2>/dev/null
 drop_caches
@@ -41,7 +41,7 @@ atleast "$(($(meminfo Cached) - before))" 1000 \
 drop_caches
 atleast "$((before + 200 - $(meminfo Cached)))" 0 \
 	"drop_caches gives that page cache back"
-# @cm-end ext2
+# @cm-end page-cache
 
 # @cm-begin anon
 # Anonymous memory also counts the program's own stack and data, so

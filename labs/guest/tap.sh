@@ -35,16 +35,20 @@ _tap_result() {		# $1 = 0 (pass) or 1 (fail), $2 = description
 	fi
 }
 
+# @cm-begin ok
 ok() {
 	_d=$1; shift
 	if "$@"; then _tap_result 0 "$_d"; else _tap_result 1 "$_d"; fi
 }
+
+# @cm-end ok
 
 not_ok_if() {
 	_d=$1; shift
 	if "$@"; then _tap_result 1 "$_d"; else _tap_result 0 "$_d"; fi
 }
 
+# @cm-begin is
 is() {
 	if [ "$1" = "$2" ]; then
 		_tap_result 0 "$3"
@@ -54,6 +58,8 @@ is() {
 		diag "  expected: '$2'"
 	fi
 }
+
+# @cm-end is
 
 _tap_int() {		# is $1 a (possibly negative) decimal integer?
 	case $1 in
@@ -92,6 +98,7 @@ atleast() {
 	fi
 }
 
+# @cm-begin done-testing
 done_testing() {
 	if [ "$TAP_N" -ne "$TAP_PLANNED" ]; then
 		diag "planned $TAP_PLANNED tests but ran $TAP_N"
@@ -100,3 +107,4 @@ done_testing() {
 	diag "$((TAP_N - TAP_FAILED)) passed, $TAP_FAILED failed"
 	[ "$TAP_FAILED" -eq 0 ]
 }
+# @cm-end done-testing

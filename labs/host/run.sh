@@ -50,6 +50,7 @@ timeout --foreground -k 5 "$timeout" \
 rc=$?
 secs=$(($(now) - start))
 
+# @cm-begin splats
 # Kernel messages carry a "[    1.234567] " stamp; the lab's own echo on
 # the console does not, so a lab printing "WARNING:" is not a splat.
 splat_re='^\[ *[0-9]+\.[0-9]+\] .*(BUG:|WARNING:|Oops|Kernel panic|general protection fault|INFO: |UBSAN:|list_add corruption|list_del corruption)'
@@ -69,6 +70,7 @@ if [ -f "labs/ch$lnn/splats" ]; then
 		mv "$dir/splats.tmp" "$dir/splats"
 	done <"labs/ch$lnn/splats"
 fi
+# @cm-end splats
 
 tr -d '\r' <"$tap" 2>/dev/null | sed 's/^/    /'
 tr -d '\r' <"$tap" >"$dir/tap.txt" 2>/dev/null
@@ -77,6 +79,7 @@ passed=$(grep -cE '^ok ' "$dir/tap.txt")
 failed=$(grep -cE '^not ok ' "$dir/tap.txt")
 exit_line=$(sed -nE 's/^# cm-lab-exit: ([0-9]+)$/\1/p' "$dir/tap.txt")
 
+# @cm-begin verdicts
 why=
 if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 	why="TIMEOUT: QEMU still running after $timeout s"
@@ -95,6 +98,7 @@ if [ -s "$dir/splats" ]; then
 	why="${why:+$why; }FAIL: kernel splat on the console"
 fi
 [ -n "$bad_expect" ] && why="${why:+$why; }FAIL${bad_expect}"
+# @cm-end verdicts
 
 if [ -z "$why" ]; then
 	echo "ok - $name: $passed/$plan passed, clean console ($secs s)"

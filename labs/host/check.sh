@@ -1,0 +1,121 @@
+#!/bin/sh
+# check.sh all|check - run the kit's tests and print "N passed, N failed".
+#
+#   all    the book, every chapter's kernel and its own lab
+#   check  what CI runs: the lab programs' unit tests, the book and its
+#          filter tests, patch hygiene, chapter N's lab on the chapter-N
+#          kernel for every N, every earlier lab again on the newest kernel,
+#          and the newest lab on the debug kernel
+#
+# Every step prints "ok ..."/"not ok ..." lines (a lab's own test points
+# indented under its verdict); the totals count them all.
+set -u
+. labs/host/common.sh
+
+mode=${1:-check}
+last=$(nr_patches)
+lastnn=$(printf '%02d' "$last")
+mkdir -p "$LOGS"
+out=$LOGS/check.out
+: >"$out"
+t0=$(now)
+
+# step NAME CMD...: run a step, show its output, count its results.  A
+# step that fails without saying "not ok" counts as one failure.
+step() {
+	name=$1
+	shift
+	s=$(now)
+	echo "== $name"
+	"$@" >"$LOGS/step.out" 2>&1
+	rc=$?
+	cat "$LOGS/step.out"
+	if [ $rc -ne 0 ] && ! grep -qE '^ *not ok' "$LOGS/step.out"; then
+		echo "not ok - $name (exit status $rc)"
+		echo "not ok - $name" >>"$out"
+	fi
+	grep -E '^ *(not )?ok' "$LOGS/step.out" >>"$out"
+	echo "== $name: $(($(now) - s)) s"
+	echo "$name: $(($(now) - s)) s" >>"$LOGS/check.times"
+}
+
+# A kernel build is one test point.
+kernel() {
+	if sh labs/host/kernel.sh "$1" "$2"; then
+		echo "ok - kernel ch$1 ($2) builds"
+	else
+		echo "not ok - kernel ch$1 ($2) builds"
+		return 1
+	fi
+}
+
+# The series applies in order to the pristine tree (tree.sh re-applies it
+# to ch00 whenever patches/ changes and stops at the first patch that does
+# not apply), and checkpatch.pl finds nothing in any patch.
+hygiene() {
+	sh labs/host/tree.sh || { echo "not ok - the series applies to pristine 6.1"; return 1; }
+	n=0
+	for p in $(series_patches); do
+		n=$((n + 1))
+		nn=$(printf '%02d' $n)
+		if git -C "$TREE" rev-parse -q --verify "ch$nn" >/dev/null; then
+			echo "ok - $p applies (tag ch$nn)"
+		else
+			echo "not ok - $p applies"
+		fi
+		r=$(cd "$TREE" && perl scripts/checkpatch.pl --terse --no-summary \
+			"$OLDPWD/patches/$p" 2>&1)
+		if [ -z "$r" ]; then
+			echo "ok - $p: checkpatch.pl clean"
+		else
+			echo "not ok - $p: checkpatch.pl"
+			echo "$r" | sed 's/^/    # /'
+		fi
+	done
+	[ $n -gt 0 ] || echo "ok - the series is empty (chapter 0 only)"
+}
+
+: >"$LOGS/check.times"
+if [ "$mode" = check ]; then
+	step "lab programs: host unit tests" make -s -C code O="$PWD/$BUILD/code" test
+fi
+if [ -f book/book.mk ]; then
+	if [ "$mode" = check ]; then
+		step "book: build and filter tests" make -s book-check
+	else
+		step "book" sh -c 'make -s book && echo "ok - book: $BUILD/book/index.html"'
+	fi
+fi
+step "lab programs and initramfs" sh -c \
+	'make -s initramfs && echo "ok - initramfs with the lab programs"'
+[ "$mode" = check ] && step "patch hygiene" hygiene
+
+n=0
+while [ $n -le "$last" ]; do
+	nn=$(printf '%02d' $n)
+	step "chapter $n: kernel" kernel "$nn" default
+	step "chapter $n: lab $n" sh labs/host/run.sh "$nn" "$nn"
+	n=$((n + 1))
+done
+
+if [ "$mode" = check ]; then
+	n=0
+	while [ $n -lt "$last" ]; do
+		nn=$(printf '%02d' $n)
+		step "regression: lab $n on the chapter-$last kernel" \
+			sh labs/host/run.sh "$lastnn" "$nn"
+		n=$((n + 1))
+	done
+	step "debug flavour: kernel ch$lastnn" kernel "$lastnn" debug
+	step "debug flavour: lab $last" env TIMEOUT=$((${TIMEOUT:-300} * 2)) \
+		sh labs/host/run.sh "$lastnn" "$lastnn" debug
+fi
+
+echo
+echo "time per step:"
+sed 's/^/  /' "$LOGS/check.times"
+echo "total: $(($(now) - t0)) s; results in $out"
+passed=$(grep -cE '^ *ok' "$out")
+failed=$(grep -cE '^ *not ok' "$out")
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
