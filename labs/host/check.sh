@@ -63,7 +63,10 @@ hygiene() {
 		else
 			echo "not ok - $p applies"
 		fi
-		r=$(cd "$TREE" && perl scripts/checkpatch.pl --terse --no-summary \
+		# checkpatch runs scripts/spdxcheck.py with "env python3": make
+		# that Debian's, which has python3-ply and python3-git.
+		r=$(cd "$TREE" && PATH=/usr/bin:/bin:$PATH perl \
+			scripts/checkpatch.pl --terse --no-summary \
 			"$OLDPWD/patches/$p" 2>&1)
 		if [ -z "$r" ]; then
 			echo "ok - $p: checkpatch.pl clean"
