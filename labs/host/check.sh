@@ -27,9 +27,9 @@ step() {
 	shift
 	s=$(now)
 	echo "== $name"
-	"$@" >"$LOGS/step.out" 2>&1
-	rc=$?
-	cat "$LOGS/step.out"
+	# Show the step's output as it comes (kernel builds print progress).
+	{ "$@" 2>&1; echo $? >"$LOGS/step.rc"; } | tee "$LOGS/step.out"
+	rc=$(cat "$LOGS/step.rc")
 	if [ $rc -ne 0 ] && ! grep -qE '^ *not ok' "$LOGS/step.out"; then
 		echo "not ok - $name (exit status $rc)"
 		echo "not ok - $name" >>"$out"
