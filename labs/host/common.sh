@@ -53,6 +53,20 @@ chapter_nn() {
 	printf '%02d\n' "$n"
 }
 
+# lock_tree WHO: one job at a time in the kernel tree, whose checkout all
+# builds share.  Child scripts inherit the lock (CM_TREE_LOCKED).
+lock_tree() {
+	[ -n "${CM_TREE_LOCKED-}" ] && return 0
+	mkdir -p "$BUILD"
+	exec 9>"$BUILD/.kernel.lock"
+	if ! flock -n 9; then
+		echo "$1: waiting for another kernel job to finish"
+		flock 9
+	fi
+	CM_TREE_LOCKED=1
+	export CM_TREE_LOCKED
+}
+
 # Run a long command with its output in a log, printing a progress line
 # every 30 seconds: run_logged STEP LOG cmd args...
 run_logged() {

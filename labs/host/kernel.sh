@@ -30,13 +30,7 @@ while [ "$i" -le "$(expr "$nn" + 0)" ]; do
 done
 frags="$frags $extra"
 
-# One kernel job at a time: the tree's checkout is shared by all builds.
-mkdir -p "$BUILD"
-exec 9>"$BUILD/.kernel.lock"
-if ! flock -n 9; then
-	echo "kernel ch$nn ($flavor): waiting for another kernel build to finish"
-	flock 9
-fi
+lock_tree "kernel ch$nn ($flavor)"
 
 sh labs/host/tree.sh
 

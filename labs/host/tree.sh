@@ -37,6 +37,7 @@ extract() {
 	mv "$TREE.tmp" "$TREE"
 }
 
+lock_tree tree
 [ -d "$TREE/.git" ] || extract
 
 # Warn when the package differs from the one the series was tested on.

@@ -7,6 +7,7 @@ set -eu
 
 nn=$1
 wt=$BUILD/tree
+lock_tree tree
 sh labs/host/tree.sh
 
 if [ -d "$wt" ]; then
