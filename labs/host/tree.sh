@@ -64,7 +64,8 @@ for p in $(series_patches); do
 	[ -f "patches/$p" ] || die "patches/series names $p, which is not in patches/"
 	if ! git -C "$TREE" am -q --keep-cr "$PWD/patches/$p" >"$LOGS.am" 2>&1; then
 		git -C "$TREE" am --abort >/dev/null 2>&1 || true
-		sed 's/^/    /' "$LOGS.am" >&2
+		grep -vE '^(hint:|When you have|If you prefer|To restore)' \
+			"$LOGS.am" | sed 's/^/    /' >&2
 		die "patch $p (chapter $n) does not apply on top of ch$(printf '%02d' $((n - 1)))"
 	fi
 	git -C "$TREE" tag "ch$nn"
