@@ -17,7 +17,7 @@ fi
 
 rm -f patches/[0-9][0-9][0-9][0-9]-*.patch
 mkdir -p patches
-git -C "$wt" format-patch -q --zero-commit --no-signature \
+git -C "$wt" format-patch -q --zero-commit --no-signature --abbrev=12 \
 	-o "$PWD/patches" ch00..HEAD
 (cd patches && ls [0-9][0-9][0-9][0-9]-*.patch) >patches/series
 cp "$TREE/.git/cm-source-version" patches/tested-on
