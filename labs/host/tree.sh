@@ -57,15 +57,16 @@ git -C "$TREE" checkout -q -f --detach ch00
 git -C "$TREE" tag -l 'ch[0-9][0-9]' | grep -v '^ch00$' |
 	xargs -r git -C "$TREE" tag -d >/dev/null
 rm -f "$TREE/.git/cm-series"
+mkdir -p "$LOGS"
 n=0
 for p in $(series_patches); do
 	n=$((n + 1))
 	nn=$(printf '%02d' $n)
 	[ -f "patches/$p" ] || die "patches/series names $p, which is not in patches/"
-	if ! git -C "$TREE" am -q --keep-cr "$PWD/patches/$p" >"$LOGS.am" 2>&1; then
+	if ! git -C "$TREE" am -q --keep-cr "$PWD/patches/$p" >"$LOGS/git-am.log" 2>&1; then
 		git -C "$TREE" am --abort >/dev/null 2>&1 || true
 		grep -vE '^(hint:|When you have|If you prefer|To restore)' \
-			"$LOGS.am" | sed 's/^/    /' >&2
+			"$LOGS/git-am.log" | sed 's/^/    /' >&2
 		die "patch $p (chapter $n) does not apply on top of ch$(printf '%02d' $((n - 1)))"
 	fi
 	git -C "$TREE" tag "ch$nn"
