@@ -14,8 +14,11 @@ if [ -d "$wt" ]; then
 	if [ -n "$(git -C "$wt" status --porcelain)" ]; then
 		die "$wt has uncommitted changes: commit them (then make patches) or remove $wt"
 	fi
-	# Commits on "work" that no chapter tag holds have not been exported.
-	extra=$(git -C "$TREE" rev-list work --not --tags='ch[0-9][0-9]' | wc -l)
+	# Commits on "work" whose change is not in the series (compared by
+	# patch id, as the tags are re-made whenever patches/ changes) have
+	# not been exported.
+	newest=ch$(printf '%02d' "$(nr_patches)")
+	extra=$(git -C "$TREE" cherry "$newest" work | grep -c '^+' || true)
 	if [ "$extra" -gt 0 ]; then
 		die "$wt has $extra commit(s) not in patches/: run make patches, or remove $wt"
 	fi
