@@ -5,7 +5,7 @@
 . /lab/lib/tap.sh
 . /lab/lib/lib.sh
 
-plan 37
+plan 38
 
 # @cm-begin helpers
 # usage C / failcnt C: a container's counters ("" is the root).
@@ -233,5 +233,12 @@ settle
 is "$(usage a):$(usage b)" 0:0 "file removed: a and b back to 0"
 ok "rmdir a and b" rmdir /container/a /container/b
 # @cm-end swap
+
+# @cm-begin cost
+# What a charged page costs: one record from the meta_page slab cache.
+slab=/sys/kernel/slab/meta_page
+diag "meta_page: object_size $(cat $slab/object_size) slab_size $(cat $slab/slab_size) objs_per_slab $(cat $slab/objs_per_slab)"
+is "$(cat $slab/object_size)" 16 "a record is 16 bytes (two pointers)"
+# @cm-end cost
 
 done_testing
