@@ -66,7 +66,7 @@ hygiene() {
 		# checkpatch runs scripts/spdxcheck.py with "env python3": make
 		# that Debian's, which has python3-ply and python3-git.
 		r=$(cd "$TREE" && PATH=/usr/bin:/bin:$PATH perl \
-			scripts/checkpatch.pl --terse --no-summary \
+			scripts/checkpatch.pl --strict --terse --no-summary \
 			"$OLDPWD/patches/$p" 2>&1)
 		if [ -z "$r" ]; then
 			echo "ok - $p: checkpatch.pl clean"
