@@ -41,8 +41,8 @@ endif
 CODE := $(abspath $(BUILD))/code
 INITRAMFS := $(BUILD)/initramfs.cpio.gz
 
-.PHONY: all help deps check kernel lab shell tree patches code code-test \
-	initramfs clean
+.PHONY: all help deps check kernel lab shell tree patches hooks code \
+	code-test initramfs clean
 
 all: deps
 	@sh labs/host/check.sh all
@@ -59,6 +59,7 @@ help:
 	@echo '  make book             build/book/index.html and the EPUB'
 	@echo '  make tree CH=N        build/tree: a git worktree at chapter N to edit'
 	@echo '  make patches          turn build/tree commits back into patches/'
+	@echo '  make hooks            compile the changed files with every hook on, and sparse'
 	@echo '  make clean            remove build/ (the kernel tree too)'
 	@echo
 	@echo '  CH=0..$(LAST)   FLAVOR=default|debug   KVM=0|1   TIMEOUT=seconds (per boot)'
@@ -93,6 +94,9 @@ tree: deps
 
 patches:
 	@sh labs/host/export.sh
+
+hooks: deps
+	@sh labs/host/hooks.sh
 
 clean:
 	-git -C $(BUILD)/linux worktree prune 2>/dev/null

@@ -5,7 +5,8 @@
 #   check  what CI runs: the lab programs' unit tests, the book and its
 #          filter tests, patch hygiene, chapter N's lab on the chapter-N
 #          kernel for every N, every earlier lab again on the newest kernel,
-#          and every lab on the newest debug kernel
+#          the changed files compiled with every hook on (and sparse), and
+#          every lab on the newest debug kernel
 #
 # Every step prints "ok ..."/"not ok ..." lines (a lab's own test points
 # indented under its verdict); the totals count them all.
@@ -109,6 +110,9 @@ if [ "$mode" = check ]; then
 			sh labs/host/run.sh "$lastnn" "$nn"
 		n=$((n + 1))
 	done
+	# Hooks in code the lab kernels do not build (migration, KSM, ...)
+	# must at least compile; sparse reads the files the series adds.
+	step "hooks: compile with every hook enabled" sh labs/host/hooks.sh
 	step "debug flavour: kernel ch$lastnn" kernel "$lastnn" debug
 	# Every lab on the debug kernel: KASAN, lockdep and DEBUG_VM watch
 	# all the code paths the labs reach (about 3x slower than default).

@@ -96,3 +96,55 @@ run_logged() {
 	tail -n 25 "$log" | sed 's/^/    /' >&2
 	return 1
 }
+
+# chapter_frags NN: the config fragments of the chapter-NN kernel: the
+# base, then every chapter's own up to NN.
+chapter_frags() {
+	printf '%s' labs/config/base.config
+	i=1
+	while [ "$i" -le "$(expr "$1" + 0)" ]; do
+		f=labs/config/ch$(printf '%02d' $i).config
+		[ -f "$f" ] && printf ' %s' "$f"
+		i=$((i + 1))
+	done
+	echo
+}
+
+# configure_kernel WHAT OBJ LOG FRAGMENT...: configure the checked-out
+# tree into OBJ as tinyconfig plus the fragments, in order, then check
+# that every option they ask for really landed: merge_config.sh drops
+# options whose dependencies are unmet without failing.
+configure_kernel() {
+	what=$1 cfg_obj=$2 cfg_log=$3
+	shift 3
+	mkdir -p "$cfg_obj" "$(dirname "$cfg_log")"
+	cfg_abs=$(cd "$cfg_obj" && pwd)
+	cfg_frags=
+	for f in "$@"; do
+		cfg_frags="$cfg_frags $PWD/$f"
+	done
+	(
+		cd "$TREE"
+		make -s O="$cfg_abs" tinyconfig
+		# shellcheck disable=SC2086
+		scripts/kconfig/merge_config.sh -m -O "$cfg_abs" \
+			"$cfg_abs/.config" $cfg_frags
+		make -s O="$cfg_abs" olddefconfig
+	) >"$cfg_log" 2>&1 || {
+		tail -n 20 "$cfg_log" >&2
+		die "configuring $what failed (log: $cfg_log)"
+	}
+
+	bad=
+	for line in $(cat "$@" | sed -nE \
+		-e 's/^# (CONFIG_[A-Za-z0-9_]+) is not set$/\1=n/p' \
+		-e 's/^(CONFIG_[A-Za-z0-9_]+=.*)$/\1/p'); do
+		key=${line%%=*}
+		want=${line#*=}
+		got=$(sed -nE -e "s/^$key=(.*)$/\1/p" \
+			-e "s/^# $key is not set$/n/p" "$cfg_obj/.config")
+		[ -z "$got" ] && got=n
+		[ "$got" = "$want" ] || bad="$bad $key=$want(got $got)"
+	done
+	[ -z "$bad" ] || die "$what: options missing from .config:$bad"
+}

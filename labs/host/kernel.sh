@@ -19,16 +19,9 @@ debug) dest=$BUILD/ch$nn-debug; extra=labs/config/debug.config ;;
 esac
 obj=$BUILD/obj/$flavor
 
-# Fragments: the base, then every chapter's own up to this one, then the
-# flavour's.  Later fragments override earlier ones.
-frags=labs/config/base.config
-i=1
-while [ "$i" -le "$(expr "$nn" + 0)" ]; do
-	f=labs/config/ch$(printf '%02d' $i).config
-	[ -f "$f" ] && frags="$frags $f"
-	i=$((i + 1))
-done
-frags="$frags $extra"
+# Fragments: the chapter's (see chapter_frags), then the flavour's.
+# Later fragments override earlier ones.
+frags="$(chapter_frags "$nn") $extra"
 
 lock_tree "kernel ch$nn ($flavor)"
 
@@ -47,34 +40,10 @@ if [ -n "$(git -C "$TREE" status --porcelain --untracked-files=no)" ]; then
 fi
 git -C "$TREE" checkout -q --detach "ch$nn"
 
-# Configure: tinyconfig, merge the fragments, then check that every
-# option asked for really landed (merge_config.sh drops unmet ones).
-mkdir -p "$obj" "$LOGS"
 log=$LOGS/kernel-ch$nn-$flavor.log
+# shellcheck disable=SC2086
+configure_kernel "ch$nn ($flavor)" "$obj" "$log.config" $frags
 abs_obj=$(cd "$obj" && pwd)
-# shellcheck disable=SC2086
-abs_frags=$(for f in $frags; do echo "$PWD/$f"; done)
-(
-	cd "$TREE"
-	make -s O="$abs_obj" tinyconfig
-	# shellcheck disable=SC2086
-	scripts/kconfig/merge_config.sh -m -O "$abs_obj" "$abs_obj/.config" $abs_frags
-	make -s O="$abs_obj" olddefconfig
-) >"$log.config" 2>&1 || {
-	tail -n 20 "$log.config" >&2
-	die "configuring ch$nn failed (log: $log.config)"
-}
-
-bad=
-# shellcheck disable=SC2086
-for line in $(cat $frags | sed -nE 's/^# (CONFIG_[A-Za-z0-9_]+) is not set$/\1=n/p; s/^(CONFIG_[A-Za-z0-9_]+=.*)$/\1/p'); do
-	key=${line%%=*}
-	want=${line#*=}
-	got=$(sed -nE "s/^$key=(.*)$/\1/p; s/^# $key is not set$/n/p" "$obj/.config")
-	[ -z "$got" ] && got=n
-	[ "$got" = "$want" ] || bad="$bad $key=$want(got $got)"
-done
-[ -z "$bad" ] || die "ch$nn ($flavor): options missing from .config:$bad"
 
 cc=gcc
 command -v ccache >/dev/null && cc="ccache gcc"
