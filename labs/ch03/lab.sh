@@ -20,16 +20,6 @@ num_cgroups() {
 	awk '$1 == "memory" { print $3 }' /proc/cgroups
 }
 
-# drain_cpus: on a kernel that charges pages (chapter 4 on), a freed
-# task's last pages can wait in a per-CPU LRU batch, still charged, and
-# so still holding their container.  A short program pinned to each CPU
-# drains that CPU's batches when it exits.
-drain_cpus() {
-	for _cpu in $(seq 0 $(($(nproc) - 1))); do
-		taskset -c "$_cpu" cm-anon 16 >/dev/null
-	done
-}
-
 # settles WANT: wait up to 5 s for num_cgroups to reach WANT (the final
 # put frees the cgroup from a workqueue, after an RCU grace period).
 settles() {

@@ -23,17 +23,6 @@ END
 chmod +x /tmp/bin/in_c
 PATH=/tmp/bin:$PATH
 
-# drain_cpus: a page just faulted in waits in a per-CPU batch (up to 15
-# pages) before it goes on an LRU list, and the batch holds a reference:
-# the page cannot be freed, so it stays charged.  A short program pinned
-# to each CPU drains that CPU's batches when it exits (exit_mmap() calls
-# lru_add_drain()).  Its own pages are charged to the root.
-drain_cpus() {
-	for _cpu in $(seq 0 $(($(nproc) - 1))); do
-		taskset -c "$_cpu" cm-anon 16 >/dev/null
-	done
-}
-
 # settle: remove the programs' output files (tmpfs pages, charged to the
 # container of the program that wrote them), drain the batches, then
 # drop the clean page cache.

@@ -51,6 +51,20 @@ map_rss_kb() {
 		END { print kb + 0 }' "/proc/$1/smaps"
 }
 
+# @cm-begin drain_cpus
+# drain_cpus: a page just faulted in waits in a per-CPU batch (up to 15
+# pages) before it goes on an LRU list, and the batch holds a reference:
+# the page cannot be freed, so on a charging kernel (chapter 4 on) it
+# stays charged, and its container stays alive.  A short program pinned
+# to each CPU drains that CPU's batches when it exits (exit_mmap() calls
+# lru_add_drain()).  Its own pages are charged to its container.
+drain_cpus() {
+	for _cpu in $(seq 0 $(($(nproc) - 1))); do
+		taskset -c "$_cpu" cm-anon 16 >/dev/null
+	done
+}
+# @cm-end drain_cpus
+
 # drop_caches: write back and drop clean page cache, dentries and inodes.
 drop_caches() {
 	sync && echo 3 >/proc/sys/vm/drop_caches
