@@ -176,9 +176,9 @@ is "$(usage a)" 0 "its pages are given back"
 root0=$(usage)
 in_c a cm-fork-loop 2000 4 >/tmp/o/fork.out
 is "$(report_field /tmp/o/fork.out failures)" 0 "2000 fork/touch/exit rounds in a"
-in_c a cm-fork-loop 300 4 --exec >/tmp/o/exec.out
-is "$(report_field /tmp/o/exec.out failures)" 0 "300 fork/exec/exit rounds in a"
-in_c a sh -c 'i=0; while [ $i -lt 150 ]; do
+in_c a cm-fork-loop 1000 4 --exec >/tmp/o/exec.out
+is "$(report_field /tmp/o/exec.out failures)" 0 "1000 fork/exec/exit rounds in a"
+in_c a sh -c 'i=0; while [ $i -lt 1000 ]; do
 	cm-anon 32 >/dev/null; cm-file /mnt/f64 --read >/dev/null
 	echo 1 >/proc/sys/vm/drop_caches; i=$((i + 1)); done'
 settle
