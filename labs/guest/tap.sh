@@ -8,6 +8,7 @@
 #   is GOT WANT "what"           pass if the two strings are equal
 #   within GOT WANT TOL "what"   pass if |GOT - WANT| <= TOL (integers)
 #   atleast GOT MIN "what"       pass if GOT >= MIN (integers)
+#   skip "what" "why"            a test point that does not apply here
 #   diag "text"                  a "# text" comment line
 #   done_testing                 print the tally; exit 1 if anything failed
 #                                or the count does not match the plan
@@ -96,6 +97,10 @@ atleast() {
 		_tap_result 1 "$3"
 		diag "  got $1, expected at least $2"
 	fi
+}
+
+skip() {
+	_tap_result 0 "$1 # SKIP $2"
 }
 
 # @cm-begin done-testing

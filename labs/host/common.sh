@@ -148,3 +148,30 @@ configure_kernel() {
 	done
 	[ -z "$bad" ] || die "$what: options missing from .config:$bad"
 }
+
+# checkout_chapter NN: move the shared tree to tag chNN, refusing to if
+# someone edited it by hand (edits belong in build/tree).
+checkout_chapter() {
+	if [ -n "$(git -C "$TREE" status --porcelain --untracked-files=no)" ]; then
+		die "$TREE has uncommitted changes; edit in build/tree (make tree), not in $TREE"
+	fi
+	git -C "$TREE" checkout -q --detach "ch$1"
+}
+
+# The compiler for kernel builds: through ccache when it is installed.
+kernel_cc() {
+	if command -v ccache >/dev/null; then
+		echo "ccache gcc"
+	else
+		echo gcc
+	fi
+}
+
+# QEMU's accelerator: TCG, unless KVM=1 asks for KVM.
+qemu_accel() {
+	if [ "${KVM:-0}" = 1 ]; then
+		echo "-enable-kvm -cpu host"
+	else
+		echo "-accel tcg"
+	fi
+}

@@ -19,12 +19,9 @@ log=$LOGS/hooks.log
 
 lock_tree hooks
 sh labs/host/tree.sh
-if [ -n "$(git -C "$TREE" status --porcelain --untracked-files=no)" ]; then
-	die "$TREE has uncommitted changes; edit in build/tree (make tree), not in $TREE"
-fi
-git -C "$TREE" checkout -q --detach "ch$nn"
+checkout_chapter "$nn"
 
-# shellcheck disable=SC2086
+# shellcheck disable=SC2046
 configure_kernel "hooks (ch$nn)" "$obj" "$log.config" \
 	$(chapter_frags "$nn") labs/config/hooks.config
 abs_obj=$(cd "$obj" && pwd)
@@ -33,12 +30,11 @@ changed=$(git -C "$TREE" diff --name-only ch00 "ch$nn" -- '*.c' | sed 's/\.c$/.o
 added=$(git -C "$TREE" diff --name-only --diff-filter=A ch00 "ch$nn" -- '*.c' |
 	sed 's/\.c$/.o/')
 
-cc=gcc
-command -v ccache >/dev/null && cc="ccache gcc"
+cc=$(kernel_cc)
 # shellcheck disable=SC2086
 if run_logged "hooks (ch$nn)" "$log" make -C "$TREE" O="$abs_obj" \
 	CC="$cc" KCFLAGS=-Werror -j"$(nproc)" $changed; then
-	echo "ok - hooks: $(echo $changed | wc -w) changed files compile with every hook enabled"
+	echo "ok - hooks: $(echo "$changed" | grep -c .) changed files compile with every hook enabled"
 else
 	echo "not ok - hooks: changed files compile with every hook enabled (log: $log)"
 	exit 1
@@ -57,7 +53,7 @@ make -C "$TREE" O="$abs_obj" CC="$cc" C=2 $added >"$log.sparse" 2>&1 || {
 }
 warnings=$(grep -E ': (warning|error):' "$log.sparse" || true)
 if [ -z "$warnings" ]; then
-	echo "ok - sparse: $(echo $added | wc -w) new files are sparse-clean"
+	echo "ok - sparse: $(echo "$added" | grep -c .) new files are sparse-clean"
 else
 	echo "$warnings" | sed 's/^/    # /'
 	echo "not ok - sparse: warnings in the new files (log: $log.sparse)"

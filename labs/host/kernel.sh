@@ -35,20 +35,15 @@ if [ -f "$dest/bzImage" ] && [ "$(cat "$dest/stamp" 2>/dev/null)" = "$stamp" ]; 
 	exit 0
 fi
 
-if [ -n "$(git -C "$TREE" status --porcelain --untracked-files=no)" ]; then
-	die "$TREE has uncommitted changes; edit in build/tree (make tree), not in $TREE"
-fi
-git -C "$TREE" checkout -q --detach "ch$nn"
+checkout_chapter "$nn"
 
 log=$LOGS/kernel-ch$nn-$flavor.log
 # shellcheck disable=SC2086
 configure_kernel "ch$nn ($flavor)" "$obj" "$log.config" $frags
 abs_obj=$(cd "$obj" && pwd)
 
-cc=gcc
-command -v ccache >/dev/null && cc="ccache gcc"
 run_logged "kernel ch$nn ($flavor)" "$log" \
-	make -C "$TREE" O="$abs_obj" CC="$cc" -j"$(nproc)" bzImage ||
+	make -C "$TREE" O="$abs_obj" CC="$(kernel_cc)" -j"$(nproc)" bzImage ||
 	die "building ch$nn failed (log: $log)"
 
 mkdir -p "$dest"

@@ -33,15 +33,12 @@ tap=$dir/tap.log
 extra=
 [ -f "labs/ch$lnn/cmdline" ] && extra=$(grep -v '^#' "labs/ch$lnn/cmdline" | tr '\n' ' ')
 
-accel="-accel tcg"
-[ "${KVM:-0}" = 1 ] && accel="-enable-kvm -cpu host"
-
 rm -rf "$dir"
 mkdir -p "$dir"
 start=$(now)
-# shellcheck disable=SC2086
+# shellcheck disable=SC2046
 timeout --foreground -k 5 "$timeout" \
-	qemu-system-x86_64 $accel -m "${MEM:-256M}" -smp "${SMP:-2}" \
+	qemu-system-x86_64 $(qemu_accel) -m "${MEM:-256M}" -smp "${SMP:-2}" \
 	-nodefaults -no-reboot -display none -monitor none \
 	-serial "file:$console" -serial "file:$tap" \
 	-kernel "$kernel" -initrd "$initrd" \

@@ -8,12 +8,10 @@ nn=$1 flavor=${2:-default}
 suffix=
 [ "$flavor" = debug ] && suffix=-debug
 kernel=$BUILD/ch$nn$suffix/bzImage
-accel="-accel tcg"
-[ "${KVM:-0}" = 1 ] && accel="-enable-kvm -cpu host"
 
 echo "shell: chapter $nn kernel ($kernel); leave with 'exit' or Ctrl-a x"
-# shellcheck disable=SC2086
-exec qemu-system-x86_64 $accel -m "${MEM:-256M}" -smp "${SMP:-2}" \
+# shellcheck disable=SC2046
+exec qemu-system-x86_64 $(qemu_accel) -m "${MEM:-256M}" -smp "${SMP:-2}" \
 	-nodefaults -no-reboot -display none \
 	-serial mon:stdio -serial null \
 	-kernel "$kernel" -initrd "$BUILD/initramfs.cpio.gz" \
