@@ -36,7 +36,7 @@ BOOK_PDF      := $(BOOK_OUT)/containing-memory.pdf
 BOOK_CHAPTERS := $(sort $(wildcard chapters/[0-9][0-9]-*.md))
 BOOK_DOTS     := $(sort $(wildcard diagrams/*.dot))
 BOOK_SVGS     := $(patsubst diagrams/%.dot,$(BOOK_OUT)/diagrams/%.svg,$(BOOK_DOTS))
-BOOK_TOOLS    := book/book.mk book/include.lua book/book.css book/pandoc.yaml \
+BOOK_TOOLS    := book/book.mk book/include.lua book/book.lua book/book.css book/pandoc.yaml \
                  book/diagram.sh book/diagram-style.gvpr
 # Everything a listing can come from: a change there rebuilds the book.
 BOOK_LISTED   := $(shell find code labs patches -type f -not -name '*.o' 2>/dev/null)
@@ -45,7 +45,8 @@ BOOK_LISTED   := $(shell find code labs patches -type f -not -name '*.o' 2>/dev/
 BOOK_PDF_ENGINE ?= $(shell command -v $(WEASYPRINT) 2>/dev/null)
 
 BOOK_PANDOC = $(PANDOC) --defaults=book/pandoc.yaml --fail-if-warnings \
-              --resource-path=$(BOOK_OUT):. --css=book/book.css
+              --resource-path=$(BOOK_OUT):. --css=book/book.css \
+              -M cm-diagrams=$(BOOK_OUT)/diagrams
 
 .PHONY: book book-html book-epub book-pdf book-diagrams book-check book-clean
 

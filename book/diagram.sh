@@ -10,11 +10,19 @@ here=$(dirname "$0")
 GVPR=${GVPR:-gvpr}
 DOT=${DOT:-dot}
 err=$(mktemp) tmp="$out.tmp.$$"
-trap 'rm -f "$err" "$tmp" "$tmp.gv"' EXIT
+trap 'rm -f "$err" "$tmp" "$tmp.gv" "$tmp.clean"' EXIT
 if ! "$GVPR" -c -f "$here/diagram-style.gvpr" "$in" >"$tmp.gv" 2>"$err" || [ -s "$err" ]; then
 	echo "$in: graphviz (gvpr) failed:" >&2; sed 's/^/  /' "$err" >&2; exit 1
 fi
 if ! "$DOT" -Tsvg -o "$tmp" "$tmp.gv" 2>"$err" || [ -s "$err" ]; then
 	echo "$in: graphviz (dot) failed:" >&2; sed "s|$tmp.gv|$in|; s/^/  /" "$err" >&2; exit 1
 fi
+# Made to be put inline in HTML and EPUB (XHTML): no XML declaration, no
+# DOCTYPE (its external DTD is an error in an EPUB), no comments, and ids
+# prefixed with the diagram's name, so that two figures never share one.
+name=$(basename "$in" .dot)
+sed -e '/^<?xml /d' -e '/^<!DOCTYPE.*>$/d' -e '/^<!DOCTYPE/,/>$/d' \
+    -e '/^<!--.*-->$/d' -e '/^<!--/,/-->$/d' \
+    -e "s/ id=\"/ id=\"$name-/g" -e "s/xlink:href=\"#/xlink:href=\"#$name-/g" \
+    -e "s/url(#/url(#$name-/g" "$tmp" >"$tmp.clean" && mv "$tmp.clean" "$tmp" || exit 1
 mv "$tmp" "$out"

@@ -117,7 +117,7 @@ end
 
 local function describe(attr)
   local parts = {}
-  for _, k in ipairs({ "include", "marker", "patch", "file", "function" }) do
+  for _, k in ipairs({ "include", "marker", "patch", "file", "function", "symbol" }) do
     if attr[k] then parts[#parts + 1] = string.format('%s="%s"', k, attr[k]) end
   end
   return "{" .. table.concat(parts, " ") .. "}"
@@ -264,6 +264,7 @@ local function parse_patch(text)
         files[#files + 1] = cur
       end
       cur.path = newp or oldp
+      cur.new_file = (oldp == nil)
       cur.has_minus = true
       cur.header[#cur.header + 1] = l
       cur.header[#cur.header + 1] = lines[i + 1]
@@ -301,12 +302,21 @@ local function strip_c_noise(s)
 end
 
 -- Rule 2: excerpt of a hunk holding an added definition of fn, or nil.
-local function definition_excerpt(hunk, fn)
+-- A symbol (symbol=NAME): a struct, union, enum or variable defined at
+-- column 0, "NAME {", "NAME[] = {" or "NAME = {".
+local function names_symbol(s, name)
+  local e = escape_pattern(name)
+  return s:find("%f[%w_]" .. e .. "%s*{") ~= nil or s:find("%f[%w_]" .. e .. "%s*%[[^%]]*%]%s*=") ~= nil
+    or s:find("%f[%w_]" .. e .. "%s*=%s*{") ~= nil
+end
+
+local function definition_excerpt(hunk, fn, matcher)
+  matcher = matcher or names_function
   local L = hunk.lines
   local def
   for i, l in ipairs(L) do
     local body = l:sub(2)
-    if l:sub(1, 1) == "+" and body:match("^[^%s#]") and names_function(body, fn) then
+    if l:sub(1, 1) == "+" and body:match("^[^%s#]") and matcher(body, fn) then
       -- a definition reaches '{' before ';'
       for j = i, #L do
         if L[j]:sub(1, 1) ~= "-" then
@@ -392,8 +402,9 @@ local function render_patch(attr)
   local ref, why = find_patch(attr.patch)
   if not ref then return nil, why end
   local text = read_file(root .. "/" .. ref)
-  local want_file, want_fn = attr.file, attr["function"]
-  if not want_file and not want_fn then
+  local want_file, want_fn, want_sym = attr.file, attr["function"], attr.symbol
+  if want_fn and want_sym then return nil, "use function= or symbol=, not both" end
+  if not want_file and not want_fn and not want_sym then
     local out = {}
     local lines = split_lines(text)
     -- drop the mbox "From <sha> <date>" line and the "-- \n<git version>" signature
@@ -409,13 +420,17 @@ local function render_patch(attr)
   local files = parse_patch(text)
   if #files == 0 then return nil, ref .. " contains no diff" end
   local out = {}
+  local picked = {}
   local matched_file = false
   for _, f in ipairs(files) do
     if not want_file or f.path == want_file then
       matched_file = true
       local chosen = {}
       for _, h in ipairs(f.hunks) do
-        if not want_fn then
+        if want_sym then
+          local ex = definition_excerpt(h, want_sym, names_symbol)
+          if ex then chosen[#chosen + 1] = ex end
+        elseif not want_fn then
           chosen[#chosen + 1] = h
         elseif names_function(h.ctx, want_fn) then
           chosen[#chosen + 1] = h
@@ -425,6 +440,7 @@ local function render_patch(attr)
         end
       end
       if #chosen > 0 then
+        picked[#picked + 1] = { file = f, hunks = chosen }
         if #f.header == 0 then
           out[#out + 1] = "--- a/" .. f.path
           out[#out + 1] = "+++ b/" .. f.path
@@ -446,12 +462,38 @@ local function render_patch(attr)
       table.concat(have, ", "))
   end
   if #out == 0 then
+    if want_sym then
+      return nil, string.format("no hunk of %s%s defines %s", ref,
+        want_file and (" in " .. want_file) or "", want_sym)
+    end
     return nil, string.format("no hunk of %s%s belongs to function %s()", ref,
       want_file and (" in " .. want_file) or "", want_fn)
   end
-  local label = ref
-  if want_file then label = label .. ", " .. want_file end
-  if want_fn then label = label .. ", " .. want_fn .. "()" end
+  -- short label: "mm/memory.c: do_anonymous_page() (patch 4)"
+  local num = ref:match("patches/0*(%d+)%-") or ref
+  local files_named = {}
+  for _, pk in ipairs(picked) do files_named[#files_named + 1] = pk.file.path end
+  local label = table.concat(files_named, ", ")
+  if want_fn then label = label .. ": " .. want_fn .. "()" end
+  if want_sym then label = label .. ": " .. want_sym end
+  -- one new file, one excerpt of added lines: show it as the file itself
+  if #picked == 1 and picked[1].file.new_file and #picked[1].hunks == 1 then
+    local h = picked[1].hunks[1]
+    local plain, all_added = {}, true
+    for _, l in ipairs(h.lines) do
+      if l:sub(1, 1) == "+" then plain[#plain + 1] = l:sub(2)
+      elseif l:sub(1, 1) ~= "\\" then all_added = false end
+    end
+    local start = tonumber(h.header:match("^@@ %-%d+,?%d* %+(%d+)")) or 1
+    if all_added and #plain > 0 then
+      local last = start + #plain - 1
+      local where = (start == 1 and #plain == #h.lines) and "new file" or
+        string.format("new file, lines %d\u{2013}%d", start, last)
+      label = label .. " (" .. where .. ", patch " .. num .. ")"
+      return plain, ref, label, { path = picked[1].file.path, start = start }
+    end
+  end
+  label = label .. " (patch " .. num .. ")"
   return out, ref, label
 end
 
@@ -490,25 +532,26 @@ local function expand(block, chapter)
   local attr = block.attributes
   if not attr.include and not attr.patch then return nil end
   local where = chapter or "(unknown chapter)"
-  local line = find_line(chapter, attr.include or attr.patch, attr.marker or attr.file or attr["function"])
+  local line = find_line(chapter, attr.include or attr.patch,
+    attr.marker or attr["function"] or attr.symbol or attr.file)
   if line then where = where .. ":" .. line end
   local function fail(msg)
     errors[#errors + 1] = string.format("%s: broken reference %s: %s", where, describe(attr), msg)
     return pandoc.CodeBlock("")
   end
   if attr.include and attr.patch then return fail("use include= or patch=, not both") end
-  if attr.include and (attr.file or attr["function"]) then
+  if attr.include and (attr.file or attr["function"] or attr.symbol) then
     return fail("file= and function= select hunks of a patch; use marker= with include=")
   end
   if attr.patch and attr.marker then return fail("marker= works with include=, not patch=") end
   if block.text:match("%S") then
     return fail("the block must be empty; its text would be replaced")
   end
-  local lines, ref, label
+  local lines, ref, label, plain
   if attr.include then
     lines, ref, label = render_include(attr)
   else
-    lines, ref, label = render_patch(attr)
+    lines, ref, label, plain = render_patch(attr)
   end
   if not lines then return fail(ref) end
   if #lines == 0 then return fail(ref .. " is empty") end
@@ -519,14 +562,21 @@ local function expand(block, chapter)
     if c == "nolabel" then nolabel = true else classes[#classes + 1] = c end
   end
   if #classes == 0 then
-    local lang = attr.patch and "diff" or guess_language(ref, lines[1])
+    local lang
+    if plain then lang = guess_language(plain.path, lines[1]) or "c"
+    else lang = attr.patch and "diff" or guess_language(ref, lines[1]) end
     if lang then classes[1] = lang end
   end
   local keep = {}
   for k, v in pairs(attr) do
-    if k ~= "include" and k ~= "marker" and k ~= "patch" and k ~= "file" and k ~= "function" then
+    if k ~= "include" and k ~= "marker" and k ~= "patch" and k ~= "file" and k ~= "function"
+        and k ~= "symbol" then
       keep[k] = v
     end
+  end
+  if plain then
+    classes[#classes + 1] = "numberLines"
+    keep["startFrom"] = tostring(plain.start)
   end
   local code = pandoc.CodeBlock(table.concat(lines, "\n"),
     pandoc.Attr(block.identifier, classes, keep))
@@ -563,9 +613,8 @@ function Pandoc(doc)
   for _, b in ipairs(doc.blocks) do
     if b.t == "Div" and b.attributes["cm-source"] then
       flush()
-      for _, x in ipairs(walk_chapter(b.content, b.attributes["cm-source"])) do
-        out[#out + 1] = x
-      end
+      -- keep the wrapper: book.lua reads the chapter's name from it, then unwraps it
+      out[#out + 1] = pandoc.Div(walk_chapter(b.content, b.attributes["cm-source"]), b.attr)
     else
       pending[#pending + 1] = b
     end
