@@ -2,7 +2,7 @@
 /*
  * cm-file - bring a file's pages into the page cache, read or mapped.
  *
- *   cm-file PATH --read|--mmap [--pages N] [--hold]
+ *   cm-file PATH --read|--mmap [--pages N] [--wait] [--hold]
  *
  * --read  reads the file with read(2), one page per call: the pages
  *         land in the page cache but are not mapped by this process.
@@ -15,6 +15,9 @@
  * where B is the number of file bytes read or mapped and N = B rounded up
  * to pages.  --hold as in cm-anon ("cm-file: ready", SIGUSR1 or SIGTERM,
  * "cm-file: released"); with --mmap the mapping is kept while holding.
+ * --wait holds the same way before the file is even opened, so a lab can
+ * change the program's container (or remove it) before the first page
+ * is read; --wait and --hold together hold twice.
  *
  * Exit 0 on success; 1 if open/read/mmap fails (or a mapped read raises
  * SIGBUS), printing "cm-file: <path>: <strerror> (errno=<NAME> from <call>)";
@@ -34,7 +37,7 @@
 #include "lib.h"
 
 #define PROG	"cm-file"
-#define USAGE	"cm-file PATH --read|--mmap [--pages N] [--hold]"
+#define USAGE	"cm-file PATH --read|--mmap [--pages N] [--wait] [--hold]"
 
 static const char *path;
 
@@ -112,7 +115,7 @@ int main(int argc, char **argv)
 {
 	size_t page = cm_page_size();
 	unsigned long pages = 0;
-	int have_pages = 0, hold = 0, mode = 0;	/* 'r' or 'm' */
+	int have_pages = 0, hold = 0, wait = 0, mode = 0;	/* 'r' or 'm' */
 	unsigned long long limit, bytes;
 	char *map = NULL;
 	struct stat st;
@@ -128,6 +131,8 @@ int main(int argc, char **argv)
 			mode = arg[2];
 		} else if (!strcmp(arg, "--hold") && !hold) {
 			hold = 1;
+		} else if (!strcmp(arg, "--wait") && !wait) {
+			wait = 1;
 		} else if (!strcmp(arg, "--pages") && !have_pages) {
 			if (a + 1 >= argc)
 				cm_usage_error(PROG, USAGE, "--pages needs a number");
@@ -149,6 +154,9 @@ int main(int argc, char **argv)
 		cm_usage_error(PROG, USAGE, "missing PATH");
 	if (!mode)
 		cm_usage_error(PROG, USAGE, "give exactly one of --read, --mmap");
+
+	if (wait)
+		cm_hold(PROG);
 
 	fd = open(path, O_RDONLY);
 	if (fd < 0) {

@@ -947,6 +947,76 @@ static int t_runas_noexec(void)
 
 /* ------------------------------------------------------------------ */
 
+/*
+ * cm-file --wait: nothing is opened before the release, so a file that
+ * appears only while it waits is read.
+ */
+static int t_file_wait(void)
+{
+	const char *late = tmp("late");
+	char line[256], want[256];
+	struct held h;
+	int status;
+
+	unlink(late);
+	spawn(&h, ARGV("cm-file", late, "--read", "--wait"));
+	if (read_line(&h, line, sizeof(line)) || strcmp(line, "cm-file: ready")) {
+		kill_held(&h);
+		CHECK(0, "first line '%s', want 'cm-file: ready'", line);
+	}
+	write_file(late, "abc", 3, 0644);
+	kill(h.pid, SIGUSR1);
+	if (read_line(&h, line, sizeof(line)) || strcmp(line, "cm-file: released")) {
+		kill_held(&h);
+		CHECK(0, "second line '%s', want 'cm-file: released'", line);
+	}
+	snprintf(want, sizeof(want), "cm-file: pid=%d mode=read pages=1 bytes=3",
+		 (int)h.pid);
+	read_line(&h, line, sizeof(line));
+	close(h.fd);
+	waitpid(h.pid, &status, 0);
+	CHECK(!strcmp(line, want), "report '%s', want '%s'", line, want);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
+	return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* cm-stat                                                             */
+
+static int t_stat_dir(const char *dir, int hold, const char *want_tail,
+		      int code)
+{
+	char line[256], want[256];
+	struct held h;
+	int status;
+	struct run r;
+
+	if (!hold) {
+		run(&r, ARGV("cm-stat", dir));
+		snprintf(want, sizeof(want), "cm-stat: pid=%d %s\n", (int)r.pid,
+			 want_tail);
+		CHECK(exited(&r, code), "status %#x, stderr: %s", r.status, r.err);
+		CHECK(!strcmp(r.out, want), "stdout '%s', want '%s'", r.out, want);
+		return 1;
+	}
+	spawn(&h, ARGV("cm-stat", dir, "--hold"));
+	if (read_line(&h, line, sizeof(line)) || strcmp(line, "cm-stat: ready")) {
+		kill_held(&h);
+		CHECK(0, "first line '%s', want 'cm-stat: ready'", line);
+	}
+	kill(h.pid, SIGUSR1);
+	read_line(&h, line, sizeof(line));	/* "cm-stat: released" */
+	CHECK(!strcmp(line, "cm-stat: released"), "second line '%s'", line);
+	read_line(&h, line, sizeof(line));
+	close(h.fd);
+	waitpid(h.pid, &status, 0);
+	snprintf(want, sizeof(want), "cm-stat: pid=%d %s", (int)h.pid, want_tail);
+	CHECK(!strcmp(line, want), "report '%s', want '%s'", line, want);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == code, "status %#x",
+	      status);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	char pagesbuf[32], marker[PATH_MAX];
@@ -1042,6 +1112,30 @@ int main(int argc, char **argv)
 	test_bad(ARGV("cm-file", data_file, "--mmap", "--pages", "abc"), NULL, NULL, NULL);
 	test_bad(ARGV("cm-file", data_file, "--read", "--bogus"), NULL, NULL, NULL);
 	test_bad(ARGV("cm-file", data_file, data_file, "--read"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-file", data_file, "--read", "--wait", "--wait"), NULL, NULL, NULL);
+	report(t_file_wait(), "cm-file --wait: opens the file only after SIGUSR1");
+
+	/* cm-stat */
+	{
+		char sdir[PATH_MAX];
+
+		snprintf(sdir, sizeof(sdir), "%s", tmp("sdir"));
+		mkdir(sdir, 0755);
+		write_file(tmp("sdir/a"), "a", 1, 0644);
+		write_file(tmp("sdir/b"), "b", 1, 0644);
+		mkdir(tmp("sdir/c"), 0755);
+		report(t_stat_dir(sdir, 0, "entries=3 stated=3 failed=0", 0),
+		       "cm-stat DIR: 3 entries, all stated, exit 0");
+		report(t_stat_dir(sdir, 1, "entries=3 stated=3 failed=0", 0),
+		       "cm-stat DIR --hold: ready, then stats after SIGUSR1");
+		report(t_stat_dir(tmp("sdir/c"), 0, "entries=0 stated=0 failed=0", 0),
+		       "cm-stat of an empty directory: 0 entries");
+		test_bad(ARGV("cm-stat"), NULL, NULL, NULL);
+		test_bad(ARGV("cm-stat", ""), NULL, NULL, NULL);
+		test_bad(ARGV("cm-stat", sdir, "--bogus"), NULL, NULL, NULL);
+		test_bad(ARGV("cm-stat", sdir, sdir), NULL, NULL, NULL);
+		test_bad(ARGV("cm-stat", sdir, "--hold", "--hold"), NULL, NULL, NULL);
+	}
 
 	/* cm-write */
 	report(write_case("", "100\\n", "ok 4\n", "100\n", 4),
