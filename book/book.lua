@@ -355,12 +355,14 @@ function Pandoc(doc)
   end
 
   -- 3. links: resolve, fill in empty ones
+  local referenced = {}
   for _, p in ipairs(parts) do
     p.div.content = pandoc.walk_block(pandoc.Div(p.div.content), {
       Link = function(l)
         local t = l.target
         if t:sub(1, 1) == "#" then
           local id = t:sub(2)
+          referenced[id] = true
           if not ids[id] then
             local what = id:match("^gl%-") and "glossary term without an entry" or "unresolved cross-reference"
             err(p.src, what .. ": [" .. stringify(l.content) .. "](" .. t .. ")")
@@ -388,6 +390,13 @@ function Pandoc(doc)
         end
       end,
     }).content
+  end
+
+  -- every figure is referred to by its number
+  for id, l in pairs(labels) do
+    if l:match("^Figure") and not referenced[id] then
+      err(ids[id], l .. " (#" .. id .. ") is never referred to: write [](#" .. id .. ") in the text")
+    end
   end
 
   -- 4. "chapter N" must be a link or marked as not yet written

@@ -6,19 +6,23 @@
 #   book           build/book/index.html   one self-contained page: TOC, numbered
 #                                          sections, highlighting, CSS and SVG inside
 #                  build/book/containing-memory.epub
-#                  build/book/containing-memory.pdf   only if weasyprint is installed
-#                                          (Debian package "weasyprint")
+#                  build/book/containing-memory.pdf   printed from the HTML by weasyprint
 #   book-html      only the HTML
 #   book-epub      only the EPUB
-#   book-pdf       only the PDF (fails if there is no PDF engine)
+#   book-pdf       only the PDF
+#   book-deps      install the Debian packages the book needs (book/deps.sh)
 #   book-diagrams  only diagrams/*.dot -> build/book/diagrams/*.svg
-#   book-check     TAP lines: every diagram renders, the include filter's tests
-#                  pass, and the book builds from scratch with no pandoc warning
+#   book-check     TAP lines: every diagram renders and fits the text width, the
+#                  filters' tests pass, the book builds from scratch (HTML, EPUB,
+#                  PDF) with no warning, epubcheck finds no error, and a broken
+#                  figure, reference, glossary link, section or raw HTML fails
 #   book-clean     remove build/book
 #
-# Chapters are chapters/NN-slug.md, taken in file-name order: adding a
-# chapter is adding its file.  Any pandoc warning, broken include or
-# diagram that fails to render fails the build.
+# The spine: book.md, then front matter chapters/front-*.md, then the
+# chapters chapters/NN-slug.md, then the appendices chapters/X-slug.md
+# (X a capital letter), each in file-name order: adding a chapter is adding
+# its file.  Any pandoc warning, broken include, broken reference (see
+# book/book.lua) or diagram that fails to render fails the build.
 
 # Including this file must not change the includer's default goal.
 BOOK_SAVED_GOAL := $(.DEFAULT_GOAL)
@@ -33,7 +37,10 @@ BOOK_SRC      := $(BOOK_OUT)/.src/book.md
 BOOK_HTML     := $(BOOK_OUT)/index.html
 BOOK_EPUB     := $(BOOK_OUT)/containing-memory.epub
 BOOK_PDF      := $(BOOK_OUT)/containing-memory.pdf
+BOOK_FRONT    := $(sort $(wildcard chapters/front-*.md))
 BOOK_CHAPTERS := $(sort $(wildcard chapters/[0-9][0-9]-*.md))
+BOOK_BACK     := $(sort $(wildcard chapters/[A-Z]-*.md))
+BOOK_PARTS    := $(BOOK_FRONT) $(BOOK_CHAPTERS) $(BOOK_BACK)
 BOOK_DOTS     := $(sort $(wildcard diagrams/*.dot))
 BOOK_SVGS     := $(patsubst diagrams/%.dot,$(BOOK_OUT)/diagrams/%.svg,$(BOOK_DOTS))
 BOOK_TOOLS    := book/book.mk book/include.lua book/book.lua book/book.css book/pandoc.yaml \
@@ -41,19 +48,21 @@ BOOK_TOOLS    := book/book.mk book/include.lua book/book.lua book/book.css book/
 # Everything a listing can come from: a change there rebuilds the book.
 BOOK_LISTED   := $(shell find code labs patches -type f -not -name '*.o' 2>/dev/null)
 
-# A PDF is made when the engine is on the PATH (override: BOOK_PDF_ENGINE=).
-BOOK_PDF_ENGINE ?= $(shell command -v $(WEASYPRINT) 2>/dev/null)
 
 BOOK_PANDOC = $(PANDOC) --defaults=book/pandoc.yaml --fail-if-warnings \
               --resource-path=$(BOOK_OUT):. --css=book/book.css \
               -M cm-diagrams=$(BOOK_OUT)/diagrams
 
-.PHONY: book book-html book-epub book-pdf book-diagrams book-check book-clean
+.PHONY: book book-html book-epub book-pdf book-diagrams book-check book-clean book-deps
 
-book: book-html book-epub $(if $(BOOK_PDF_ENGINE),book-pdf)
+book: book-deps
+	@$(MAKE) --no-print-directory -f book/book.mk BUILD=$(BUILD) book-html book-epub book-pdf
 	@echo "book: $(BOOK_HTML)"
 	@echo "book: $(BOOK_EPUB)"
-	@$(if $(BOOK_PDF_ENGINE),echo "book: $(BOOK_PDF)",echo "book: no PDF (install the Debian package weasyprint for one)")
+	@echo "book: $(BOOK_PDF)"
+
+book-deps:
+	@sh book/deps.sh
 
 book-html: $(BOOK_HTML)
 book-epub: $(BOOK_EPUB)
@@ -62,10 +71,10 @@ book-diagrams: $(BOOK_SVGS)
 
 # The spine: book.md, then each chapter wrapped in a Div naming its file, so
 # that include.lua can say which chapter a broken reference is in.
-$(BOOK_SRC): book.md $(BOOK_CHAPTERS) book/book.mk
+$(BOOK_SRC): book.md $(BOOK_PARTS) book/book.mk
 	@mkdir -p $(@D)
 	@{ cat book.md; \
-	  for f in $(BOOK_CHAPTERS); do \
+	  for f in $(BOOK_PARTS); do \
 	    printf '\n\n::::::::::::::::::::: {cm-source="%s"}\n\n' "$$f"; \
 	    cat "$$f"; \
 	    printf '\n\n:::::::::::::::::::::\n'; \
@@ -85,17 +94,17 @@ $(BOOK_EPUB): $(BOOK_SRC) $(BOOK_SVGS) $(BOOK_TOOLS) $(BOOK_LISTED)
 	$(BOOK_PANDOC) --to=epub3 -o $@.tmp.epub $(BOOK_SRC)
 	@mv $@.tmp.epub $@
 
-# weasyprint prints the HTML with the stylesheet's @media print rules.
+# weasyprint prints the HTML with the stylesheet's @media print rules
+# (about 20 s on two cores).
 $(BOOK_PDF): $(BOOK_HTML)
-	@test -n "$(BOOK_PDF_ENGINE)" || { echo "book-pdf: no PDF engine: apt-get install weasyprint" >&2; exit 1; }
-	$(BOOK_PDF_ENGINE) -q $(BOOK_HTML) $@.tmp.pdf
+	$(WEASYPRINT) -q $(BOOK_HTML) $@.tmp.pdf
 	@mv $@.tmp.pdf $@
 
 # Checks, as TAP lines.  The book is built from scratch in a scratch
 # directory, so that a warning cannot hide behind an up-to-date target.
 BOOK_CHECK_DIR ?= $(BUILD)/book-check
 
-book-check:
+book-check: book-deps
 	@rm -rf $(BOOK_CHECK_DIR) && mkdir -p $(BOOK_CHECK_DIR)
 	@PANDOC="$(PANDOC)" $(PYTHON) book/check.py --build $(BOOK_CHECK_DIR) --make "$(MAKE) --no-print-directory -f book/book.mk"
 

@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
 """book-check: the book's checks, as TAP lines on stdout.
 
-  1. every diagrams/*.dot renders in the house style, without a message;
+  1. every diagrams/*.dot renders in the house style, without a message,
+     at most MAX_FIGURE_PT wide (readable at the text width), and a broken
+     .dot fails to render;
   2. the include filter's own tests (book/tests/run.py);
-  3. the book builds from scratch (HTML and EPUB) with no pandoc warning,
-     and the result has what a reader needs: a TOC, every chapter, the
-     diagrams embedded, listings, no stray @cm- markers, a valid EPUB;
-  4. a broken include in a chapter fails the real build naming the chapter.
+  3. the book builds from scratch (HTML, EPUB and PDF) with no pandoc
+     warning, and the result has what a reader needs: a TOC, every
+     chapter, the diagrams inline and numbered, listings, no stray @cm-
+     markers; epubcheck finds no error in the EPUB;
+  4. each kind of mistake fails the real build, naming the chapter: a
+     broken include, a broken figure, an unresolved cross-reference, a
+     glossary link without an entry, a chapter without a required
+     section, raw HTML in prose, an unlinked "chapter N".
 
 Run from the repository root (book/book.mk does):
   check.py --build DIR --make "make -f book/book.mk"
@@ -23,6 +29,10 @@ import zipfile
 
 N = 0
 FAILED = 0
+# The narrowest text column is A4 print (174 mm, 493 pt): a diagram this
+# wide is shown at 77 % there, which keeps its 11 pt labels above 8 pt.
+MAX_FIGURE_PT = 640
+EPUBCHECK_JAR = "/usr/share/java/epubcheck.jar"
 PANDOC = os.environ.get("PANDOC") or "pandoc"
 
 
@@ -52,6 +62,22 @@ def check_diagrams(build):
         r = run(["sh", "book/diagram.sh", dot, svg])
         good = r.returncode == 0 and os.path.exists(svg) and "<svg" in open(svg).read()
         result(good, "diagram: %s renders to SVG" % dot, r.stdout + r.stderr)
+        if not good:
+            continue
+        text = open(svg).read()
+        m = re.search(r'<svg width="([\d.]+)pt"', text)
+        width = float(m.group(1)) if m else 1e9
+        result(width <= MAX_FIGURE_PT and "<!DOCTYPE" not in text,
+               "diagram: %s fits the text width (%.0f pt, at most %d) and can be put inline"
+               % (dot, width, MAX_FIGURE_PT),
+               "make it narrower: rankdir=TB, shorter labels, fewer nodes side by side")
+    bad = os.path.join(out, "broken-on-purpose.dot")
+    with open(bad, "w") as f:
+        f.write("digraph broken { a -> ; }\n")
+    r = run(["sh", "book/diagram.sh", bad, bad[:-4] + ".svg"])
+    result(r.returncode != 0 and "broken-on-purpose.dot" in r.stderr
+           and not os.path.exists(bad[:-4] + ".svg"),
+           "diagram: a broken .dot fails to render, naming the file", r.stdout + r.stderr)
 
 
 def check_filter():
@@ -67,8 +93,8 @@ def check_filter():
 
 
 def check_build(build, make):
-    r = run(shlex.split(make) + ["BUILD=" + build, "book-html", "book-epub"])
-    result(r.returncode == 0, "book: builds from scratch (HTML, EPUB) with no pandoc warning",
+    r = run(shlex.split(make) + ["BUILD=" + build, "book-html", "book-epub", "book-pdf"])
+    result(r.returncode == 0, "book: builds from scratch (HTML, EPUB, PDF) with no pandoc warning",
            r.stdout + r.stderr)
     if r.returncode != 0:
         return
@@ -91,9 +117,15 @@ def check_build(build, make):
     result(chapters and not missing, "book: every chapters/NN-*.md is in index.html (%d)" % len(chapters),
            "missing: %r" % missing)
     dots = glob.glob("diagrams/*.dot")
-    n_svg = html.count("data:image/svg+xml") + html.count("<svg")
-    result(n_svg >= 1 and 'src="diagrams/' not in html,
-           "book: diagrams are embedded in index.html (%d SVG, %d .dot)" % (n_svg, len(dots)))
+    n_svg = html.count("<svg")
+    figs = re.findall(r'<div id="(fig-[^"]+)" class="figure"', html)
+    numbered = re.findall(r"<strong>Figure [0-9A-Z]+\.\d+:</strong>", html)
+    result(n_svg >= 1 and n_svg == len(figs) == len(numbered) and "<img" not in html,
+           "book: every figure is inline SVG and numbered (%d SVG, %d figures, %d .dot)"
+           % (n_svg, len(figs), len(dots)))
+    lst = len(re.findall(r'class="listing"', html))
+    lst_num = len(re.findall(r"<strong>Listing [0-9A-Z]+\.\d+:</strong>", html))
+    result(lst > 0 and lst == lst_num, "book: every listing is numbered (%d of %d)" % (lst_num, lst))
     listings = re.findall(r'class="listing" data-source="([^"]+)"', html)
     result(len(listings) > 0, "book: listings come from the repository (%d: %s)" %
            (len(listings), ", ".join(sorted(set(listings)))[:150]))
@@ -105,11 +137,35 @@ def check_build(build, make):
     epub = os.path.join(build, "book", "containing-memory.epub")
     try:
         with zipfile.ZipFile(epub) as z:
-            good = z.read("mimetype") == b"application/epub+zip" and any(
-                n.endswith(".svg") for n in z.namelist())
-        result(good, "book: containing-memory.epub is an EPUB with the diagrams")
+            text = "".join(z.read(n).decode("utf-8", "replace") for n in z.namelist()
+                           if n.endswith(".xhtml"))
+            good = z.read("mimetype") == b"application/epub+zip" and text.count("<svg") == n_svg
+        result(good, "book: containing-memory.epub is an EPUB with the diagrams inline")
     except Exception as e:
-        result(False, "book: containing-memory.epub is an EPUB with the diagrams", str(e))
+        result(False, "book: containing-memory.epub is an EPUB with the diagrams inline", str(e))
+    if os.path.exists(EPUBCHECK_JAR):
+        cmd = ["java", "-jar", EPUBCHECK_JAR, epub]
+    else:
+        cmd = ["epubcheck", epub]
+    try:
+        r = run(cmd)
+        out = r.stdout + r.stderr
+        m = re.search(r"Messages: (\d+) fatals? / (\d+) errors?", out)
+        good = r.returncode == 0 and m and m.group(1) == "0" and m.group(2) == "0"
+        result(good, "book: epubcheck finds no error in the EPUB (%s)" %
+               (m.group(0) if m else "no summary"),
+               "\n".join(l for l in out.splitlines() if l.startswith(("ERROR", "FATAL")))[:3000] or out)
+    except OSError as e:
+        result(False, "book: epubcheck finds no error in the EPUB", "epubcheck: %s (apt-get install epubcheck)" % e)
+    pdf = os.path.join(build, "book", "containing-memory.pdf")
+    try:
+        with open(pdf, "rb") as f:
+            head = f.read(5)
+        size = os.path.getsize(pdf)
+        result(head == b"%PDF-" and size > 100000,
+               "book: containing-memory.pdf is a PDF (%d KiB)" % (size // 1024))
+    except OSError as e:
+        result(False, "book: containing-memory.pdf is a PDF", str(e))
 
 
 def check_broken_include(build):
@@ -133,6 +189,50 @@ def check_broken_include(build):
     result(good, "book: a broken include fails the real build naming the chapter and reference", msg)
 
 
+# Each mistake, appended to the real spine as a chapter of its own, must
+# fail the build with a message naming the chapter and the mistake.
+BROKEN = [
+    ("a broken figure", "chapters/front-broken-figure.md",
+     "# Broken {#sec-broken}\n\n![A figure with no source.](diagrams/no-such-diagram.svg)\n",
+     ["chapters/front-broken-figure.md", "no diagrams/no-such-diagram.dot"]),
+    ("an unresolved cross-reference", "chapters/front-broken-ref.md",
+     "# Broken {#sec-broken}\n\nAs [the figure](#fig-no-such-figure) shows.\n",
+     ["chapters/front-broken-ref.md", "unresolved cross-reference", "#fig-no-such-figure"]),
+    ("a glossary link without an entry", "chapters/front-broken-gloss.md",
+     "# Broken {#sec-broken}\n\nA [frobnicator](#gl-frobnicator) frobs.\n",
+     ["chapters/front-broken-gloss.md", "glossary term without an entry", "#gl-frobnicator"]),
+    ("a chapter without a required section", "chapters/98-broken-sections.md",
+     "# Broken {#ch-broken}\n\n## The problem\n\nText.\n\n## The lab\n\nText.\n",
+     ["chapters/98-broken-sections.md", "missing the required section", "How 6.1"]),
+    ("raw HTML in prose", "chapters/front-broken-html.md",
+     "# Broken {#sec-broken}\n\nRun echo -n <num_pages> > limit.\n",
+     ["chapters/front-broken-html.md", "raw HTML in prose", "<num_pages>"]),
+    ("a 'chapter N' that is not a link", "chapters/front-broken-chapter.md",
+     "# Broken {#sec-broken}\n\nAs chapter 3 explains.\n",
+     ["chapters/front-broken-chapter.md", "chapter 3", "neither a link"]),
+]
+
+
+def check_broken_book(build):
+    src = os.path.join(build, "book", ".src", "book.md")
+    if not os.path.exists(src):
+        result(False, "book: the mistakes book.lua refuses fail the build", "no spine at " + src)
+        return
+    spine = open(src, encoding="utf-8").read()
+    for what, name, text, want in BROKEN:
+        broken = os.path.join(build, "broken-spine.md")
+        with open(broken, "w", encoding="utf-8") as g:
+            g.write(spine)
+            g.write('\n\n::: {cm-source="%s"}\n\n%s\n:::\n' % (name, text))
+        r = run([PANDOC, "--defaults=book/pandoc.yaml", "--fail-if-warnings",
+                 "--resource-path=%s:." % os.path.join(build, "book"),
+                 "-M", "cm-diagrams=" + os.path.join(build, "book", "diagrams"),
+                 "-t", "html5", "-o", os.devnull, broken])
+        msg = r.stderr
+        good = r.returncode != 0 and all(w in msg for w in want)
+        result(good, "book: %s fails the build, naming the chapter" % what, msg)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
@@ -143,6 +243,7 @@ def main():
     check_filter()
     check_build(a.build, a.make)
     check_broken_include(a.build)
+    check_broken_book(a.build)
     sys.exit(1 if FAILED else 0)
 
 
