@@ -7,7 +7,8 @@
  * Reads the names in DIR first (getdents(2) reads only the directory's
  * own blocks), then, with --hold, prints "cm-stat: ready" and waits for
  * SIGUSR1 or SIGTERM as cm-anon does.  Then it calls fstatat() on each
- * name.  On ext2 that reads the inode-table block of every inode that is
+ * name, prints its report and, with --hold, holds a second time, so that
+ * a lab can read its container's usage while its pages are still there.  On ext2 that reads the inode-table block of every inode that is
  * not cached yet, which is metadata the kernel must not fail to read.
  *
  * Every page it needs of its own (the name table, the stack, the stdio
@@ -111,5 +112,7 @@ int main(int argc, char **argv)
 	if (failed)
 		fprintf(stderr, "%s: %s: %s (errno=%s)\n", PROG, first_name,
 			strerror(first_err), cm_errname(first_err));
+	if (hold)
+		cm_hold(PROG);
 	return failed ? 1 : 0;
 }

@@ -1008,10 +1008,19 @@ static int t_stat_dir(const char *dir, int hold, const char *want_tail,
 	read_line(&h, line, sizeof(line));	/* "cm-stat: released" */
 	CHECK(!strcmp(line, "cm-stat: released"), "second line '%s'", line);
 	read_line(&h, line, sizeof(line));
-	close(h.fd);
-	waitpid(h.pid, &status, 0);
 	snprintf(want, sizeof(want), "cm-stat: pid=%d %s", (int)h.pid, want_tail);
-	CHECK(!strcmp(line, want), "report '%s', want '%s'", line, want);
+	if (strcmp(line, want)) {
+		kill_held(&h);
+		CHECK(0, "report '%s', want '%s'", line, want);
+	}
+	/* and holds again after the report */
+	read_line(&h, line, sizeof(line));
+	if (strcmp(line, "cm-stat: ready")) {
+		kill_held(&h);
+		CHECK(0, "after the report '%s', want 'cm-stat: ready'", line);
+	}
+	release(&h, SIGUSR1, line, sizeof(line), &status);
+	CHECK(!strcmp(line, "cm-stat: released"), "last line '%s'", line);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == code, "status %#x",
 	      status);
 	return 1;
@@ -1127,7 +1136,7 @@ int main(int argc, char **argv)
 		report(t_stat_dir(sdir, 0, "entries=3 stated=3 failed=0", 0),
 		       "cm-stat DIR: 3 entries, all stated, exit 0");
 		report(t_stat_dir(sdir, 1, "entries=3 stated=3 failed=0", 0),
-		       "cm-stat DIR --hold: ready, then stats after SIGUSR1");
+		       "cm-stat DIR --hold: ready, stats after SIGUSR1, holds again after the report");
 		report(t_stat_dir(tmp("sdir/c"), 0, "entries=0 stated=0 failed=0", 0),
 		       "cm-stat of an empty directory: 0 entries");
 		test_bad(ARGV("cm-stat"), NULL, NULL, NULL);

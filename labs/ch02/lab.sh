@@ -34,7 +34,7 @@ abc EINVAL
 # @cm-end badinput
 nbad=$(echo "$BAD" | grep -c .)
 
-plan $((35 + nbad))
+plan $((37 + nbad))
 
 # @cm-begin mount
 mkdir -p $C
@@ -67,6 +67,16 @@ is "$(cat $C/a/b/memory.limit)" $NOLIMIT "new group's limit: no limit"
 is "$(cat $C/a/b/memory.usage)" 0 "new group's usage: 0"
 is "$(cat $C/a/b/memory.failcnt)" 0 "new group's failcnt: 0"
 # @cm-end defaults
+
+# @cm-begin root-limit
+# The root container holds every task outside a container and every
+# kernel thread; a low limit there would stop the whole machine.  Its
+# limit cannot be set (EINVAL), as in memcg.  (The value tried is huge,
+# so a kernel that wrongly takes it still runs on.)
+is "$(cm-write $C/memory.limit 1000000000)" "errno=EINVAL" \
+	"root's memory.limit refuses a write (EINVAL)"
+is "$(cat $C/memory.limit)" $NOLIMIT "and root's limit is unchanged"
+# @cm-end root-limit
 
 # @cm-begin roundtrip
 L=$C/a/memory.limit

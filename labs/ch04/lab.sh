@@ -5,7 +5,7 @@
 . /lab/lib/tap.sh
 . /lab/lib/lib.sh
 
-plan 38
+plan 56
 
 # @cm-begin helpers
 # usage C / failcnt C: a container's counters ("" is the root).
@@ -24,12 +24,18 @@ chmod +x /tmp/bin/in_c
 PATH=/tmp/bin:$PATH
 
 # settle: remove the programs' output files (tmpfs pages, charged to the
-# container of the program that wrote them), drain the batches, then
-# drop the clean page cache.
+# container of the program that wrote them), drain the batches, drop the
+# clean page cache, and remount /mnt.  The remount matters: each CPU keeps
+# the last few buffer heads it used in a per-CPU LRU (bh_lrus), and a
+# buffer head in there holds its ext2 metadata page, which drop_caches
+# then cannot free.  Unmounting empties those LRUs on every CPU.
 settle() {
 	rm -f /tmp/o/*
 	drain_cpus
 	drop_caches
+	if [ -n "${MNTDEV-}" ]; then
+		umount /mnt && mount -t ext2 "$MNTDEV" /mnt
+	fi
 }
 mkdir -p /tmp/o
 # @cm-end helpers
@@ -38,6 +44,7 @@ mkdir -p /container
 ok "the memory controller mounts" mount -t cgroup -o memory none /container
 ok "32 MiB of zram swap" zram_swap 32
 ok "ext2 on zram at /mnt" zram_ext2 32 /mnt
+MNTDEV=$(awk '$2 == "/mnt" { print $1 }' /proc/mounts)
 dd if=/dev/zero of=/mnt/f256 bs=4096 count=256 2>/dev/null
 dd if=/dev/zero of=/mnt/f64 bs=4096 count=64 2>/dev/null
 mkdir /container/a /container/b
@@ -220,8 +227,108 @@ rm /shm/file
 umount /shm
 settle
 is "$(usage a):$(usage b)" 0:0 "file removed: a and b back to 0"
-ok "rmdir a and b" rmdir /container/a /container/b
+ok "rmdir a" rmdir /container/a
 # @cm-end swap
+
+# @cm-begin smp
+# Two CPUs charge and uncharge in one container at the same time: each
+# fork loop is pinned to its own CPU.  The counter's lock and the record's
+# bit lock must keep the books straight.
+is "$(cat /sys/devices/system/cpu/online)" 0-1 "the guest runs on two CPUs"
+mkdir /container/a
+taskset -c 0 in_c a cm-fork-loop 500 4 >/tmp/o/cpu0.out &
+p0=$!
+taskset -c 1 in_c a cm-fork-loop 500 4 >/tmp/o/cpu1.out &
+p1=$!
+wait "$p0"
+wait "$p1"
+is "$(report_field /tmp/o/cpu0.out failures):$(report_field /tmp/o/cpu1.out failures)" \
+	0:0 "500 fork/touch/exit rounds on each CPU, at once"
+settle
+is "$(usage a)" 0 "usage back to 0 after charges from both CPUs"
+# @cm-end smp
+
+# @cm-begin nofail
+# Metadata at the limit.  stat(2) on an ext2 inode that is not cached
+# reads its inode-table block through the block device's page cache, and
+# the buffer layer asks for that page with __GFP_NOFAIL: it has no way
+# back if the page does not come.  Such a charge must succeed past the
+# limit.  cm-stat reads the directory first, then holds; the limit is
+# set 4 pages above its usage, and the stat of 1024 fresh inodes (128
+# bytes each, 32 to a block: about 32 blocks) then runs over it.  cm-stat
+# holds again after its report, so its own pages are still counted when
+# the lab reads the usage.
+mkdir /mnt/many
+i=0
+while [ $i -lt 1024 ]; do : >/mnt/many/f$i; i=$((i + 1)); done
+settle
+mkdir /container/m
+ok "cm-stat reads /mnt/many in m" start_held /tmp/o/stat.out in_c m cm-stat /mnt/many --hold
+lim=$(($(usage m) + 4))
+echo $lim >/container/m/memory.limit
+kill -USR1 "$HELD_PID"
+i=0
+while [ "$(grep -c ': ready$' /tmp/o/stat.out)" -lt 2 ] && [ $i -lt 300 ] &&
+	kill -0 "$HELD_PID" 2>/dev/null; do
+	usleep 100000
+	i=$((i + 1))
+done
+is "$(report_field /tmp/o/stat.out stated)" 1024 \
+	"at its limit, m stats 1024 uncached inodes"
+over=$(($(usage m) - lim))
+diag "usage $(usage m), limit $lim: $over pages over, failcnt $(failcnt m)"
+atleast "$over" 1 "the metadata charges went past the limit"
+atleast 40 "$over" "by at most the inode-table blocks read (32, +8 for the directory and bitmaps)"
+release_within 10 "$HELD_PID"
+settle
+is "$(usage m)" 0 "remounted: m's metadata pages are given back"
+rmdir /container/m
+# @cm-end nofail
+
+# @cm-begin offline
+# A removed container holds no one back.  cm-file's mm is made in c (64
+# pages), then the task moves to the root and c is removed, with the mm
+# still pointing at it.  Its read of 256 pages now goes to the root.
+mkdir /container/c
+echo 64 >/container/c/memory.limit
+ok "cm-file waits in c" start_held /tmp/o/late.out in_c c cm-file /mnt/f256 --read --wait
+echo "$HELD_PID" >/container/tasks
+ok "c is removed while the mm still points at it" rmdir /container/c
+release_within 60 "$HELD_PID"
+is "$?:$(report_field /tmp/o/late.out pages)" 0:256 \
+	"the task reads all 256 pages: c's limit of 64 no longer applies"
+settle
+# @cm-end offline
+
+# @cm-begin swapoff
+# Swap-in charges the owner of the mapping, not the reader.  a holds 2048
+# anonymous pages; a hog in the root pushes some of them out to zram.
+# swapoff, run in b with a 128-page limit, then brings every swapped page
+# back: each one belongs to the mm that maps it, so a pays, and b's limit
+# does not stop swapoff.
+ok "cm-anon holds 2048 pages in a" start_held /tmp/o/own.out in_c a cm-anon 2048 --hold
+a0=$(usage a)
+cm-anon "$(($(meminfo MemFree) / 4 + 4096))" >/dev/null
+# Files in tmpfs (the initramfs and /tmp) have no owning mm: whoever
+# reads them back pays.  Read them from the root now, so that only
+# mapped anonymous pages are left in swap for swapoff.
+find / /tmp -xdev -type f -exec cat {} + >/dev/null 2>&1
+drain_cpus
+out=$((a0 - $(usage a)))
+diag "a: $a0 pages, $out of them pushed out to swap"
+atleast "$out" 256 "at least 256 of a's pages are in swap"
+echo 128 >/container/b/memory.limit
+in_c b swapoff /dev/zram0
+is "$?" 0 "swapoff run in b (limit 128) succeeds"
+atleast 128 "$(usage b)" "b pays only for its own pages"
+atleast "$(usage a)" $((a0 - 4)) "a's pages came back charged to a"
+release "$HELD_PID"
+echo 9223372036854775807 >/container/b/memory.limit
+settle
+is "$(usage a):$(usage b)" 0:0 "a and b back to 0"
+ok "rmdir a and b" rmdir /container/a /container/b
+# @cm-end swapoff
+
 
 # @cm-begin cost
 # What a charged page costs: one record from the meta_page slab cache.

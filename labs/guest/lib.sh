@@ -96,6 +96,21 @@ release() {
 	kill -USR1 "$1" && wait "$1"
 }
 
+# release_within SECS PID: release, but kill the program if it has not
+# exited after SECS seconds (its status is then 137), so that a kernel
+# which leaves it stuck fails a test point instead of hanging the lab.
+# The watchdog lets go of the lab's output first: a sleep left holding
+# the pipe to tee would keep the lab from ending until it ran out.
+release_within() {
+	(exec >/dev/null 2>&1; sleep "$1"; kill -KILL "$2") &
+	_dog=$!
+	release "$2"
+	_rc=$?
+	kill "$_dog" 2>/dev/null
+	wait "$_dog" 2>/dev/null
+	return $_rc
+}
+
 # report_field OUT KEY: KEY's value from a "prog: key=value ..." line.
 report_field() {
 	sed -nE "s/.* $2=([^ ]*).*/\1/p" "$1" | head -n 1
