@@ -16,6 +16,11 @@
 TAP_N=0
 TAP_FAILED=0
 TAP_PLANNED=0
+# "cmstop" on the boot line: stop at the first failing test point.  The
+# negative controls (a lab run on the kernel before its patch) only need
+# to see one failure, and a lab that fails early may not finish at all.
+TAP_STOP=0
+grep -qw cmstop /proc/cmdline 2>/dev/null && TAP_STOP=1
 
 plan() {
 	TAP_PLANNED=$1
@@ -33,6 +38,10 @@ _tap_result() {		# $1 = 0 (pass) or 1 (fail), $2 = description
 	else
 		echo "not ok $TAP_N - $2"
 		TAP_FAILED=$((TAP_FAILED + 1))
+		if [ "$TAP_STOP" = 1 ]; then
+			echo "# cmstop: stopping at the first failure"
+			exit 1
+		fi
 	fi
 }
 

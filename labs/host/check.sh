@@ -5,6 +5,7 @@
 #   check  what CI runs: the lab programs' unit tests, the book and its
 #          filter tests, patch hygiene, chapter N's lab on the chapter-N
 #          kernel for every N, every earlier lab again on the newest kernel,
+#          lab N on the chapter N-1 kernel (it must fail there),
 #          the changed files compiled with every hook on (and sparse), and
 #          every lab on the newest debug kernel
 #
@@ -79,6 +80,31 @@ hygiene() {
 	[ $n -gt 0 ] || echo "ok - the series is empty (chapter 0 only)"
 }
 
+# negative N: lab N run on the chapter N-1 kernel must fail, at a test
+# point.  A lab that passes there does not prove its patch; one that
+# fails only by timing out or crashing before its first point proves
+# nothing either.  STOP=1 ends the lab at its first failing point.
+negative() {
+	prev=$(printf '%02d' $(($1 - 1)))
+	nn=$(printf '%02d' "$1")
+	out=$(STOP=1 sh labs/host/run.sh "$prev" "$nn" 2>&1)
+	verdict=$(echo "$out" | grep -E '^(not )?ok - lab' | tail -n 1)
+	first=$(echo "$out" | grep -m 1 -E '^    not ok ' | sed 's/^ *//')
+	what="lab $1 fails on the chapter-$(($1 - 1)) kernel"
+	case $verdict in
+	"not ok - "*TIMEOUT* | "not ok - "*"QEMU ERROR"* | "ok - "*)
+		echo "not ok - negative control: $what"
+		echo "    # got: $verdict" ;;
+	*)
+		if [ -n "$first" ]; then
+			echo "ok - negative control: $what at \"${first#not ok }\""
+		else
+			echo "not ok - negative control: $what at a test point"
+			echo "    # got: $verdict"
+		fi ;;
+	esac
+}
+
 : >"$LOGS/check.times"
 if [ "$mode" = check ]; then
 	step "lab programs: host unit tests" make -s -C code O="$PWD/$BUILD/code" test
@@ -108,6 +134,12 @@ if [ "$mode" = check ]; then
 		nn=$(printf '%02d' $n)
 		step "regression: lab $n on the chapter-$last kernel" \
 			sh labs/host/run.sh "$lastnn" "$nn"
+		n=$((n + 1))
+	done
+	n=1
+	while [ $n -le "$last" ]; do
+		step "negative control: lab $n on the chapter-$((n - 1)) kernel" \
+			negative $n
 		n=$((n + 1))
 	done
 	# Hooks in code the lab kernels do not build (migration, KSM, ...)

@@ -12,6 +12,10 @@
 #   NO LAB      the guest never printed a TAP plan (boot failure, no init)
 #   TIMEOUT     QEMU was still running after TIMEOUT seconds
 #   QEMU ERROR  QEMU itself exited with an error
+#   ONE CPU     the guest did not bring up two CPUs (every lab needs two)
+#
+# STOP=1 adds "cmstop" to the boot line: the lab stops at its first
+# failing test point (the negative controls in check.sh use it).
 set -u
 . labs/host/common.sh
 
@@ -31,14 +35,18 @@ tap=$dir/tap.log
 [ -f "labs/ch$lnn/lab.sh" ] || die "labs/ch$lnn/lab.sh missing"
 
 extra=
-[ -f "labs/ch$lnn/cmdline" ] && extra=$(grep -v '^#' "labs/ch$lnn/cmdline" | tr '\n' ' ')
+[ "${STOP:-0}" = 1 ] && extra=cmstop
+[ -f "labs/ch$lnn/cmdline" ] && extra="$extra $(grep -v '^#' "labs/ch$lnn/cmdline" | tr '\n' ' ')"
 
 rm -rf "$dir"
 mkdir -p "$dir"
 start=$(now)
+# Two CPUs, as two sockets: the lab kernels have no ACPI, and with
+# "-smp 2" QEMU describes the second CPU only in its ACPI tables, so the
+# guest would bring up one.  Two sockets go into the MP table too.
 # shellcheck disable=SC2046
 timeout --foreground -k 5 "$timeout" \
-	qemu-system-x86_64 $(qemu_accel) -m "${MEM:-256M}" -smp "${SMP:-2}" \
+	qemu-system-x86_64 $(qemu_accel) -m "${MEM:-256M}" -smp cpus=2,sockets=2 \
 	-nodefaults -no-reboot -display none -monitor none \
 	-serial "file:$console" -serial "file:$tap" \
 	-kernel "$kernel" -initrd "$initrd" \
@@ -75,6 +83,7 @@ plan=$(sed -nE 's/^1\.\.([0-9]+).*/\1/p' "$dir/tap.txt" | head -n 1)
 passed=$(grep -cE '^ok ' "$dir/tap.txt")
 failed=$(grep -cE '^not ok ' "$dir/tap.txt")
 exit_line=$(sed -nE 's/^# cm-lab-exit: ([0-9]+)$/\1/p' "$dir/tap.txt")
+cpus=$(sed -nE 's/.*smp: Brought up [0-9]+ nodes?, ([0-9]+) CPUs?.*/\1/p' "$console" | head -n 1)
 
 # @cm-begin verdicts
 why=
@@ -84,6 +93,8 @@ elif [ $rc -ne 0 ]; then
 	why="QEMU ERROR: exit status $rc ($(head -n 3 "$dir/qemu.log" | tr '\n' ' '))"
 elif [ -z "$plan" ]; then
 	why="NO LAB: the guest never printed a TAP plan (boot failure?)"
+elif [ "${cpus:-0}" -lt 2 ]; then
+	why="ONE CPU: the guest brought up ${cpus:-no} CPU(s); every lab runs on 2"
 elif [ "$failed" -gt 0 ]; then
 	why="FAIL: $failed of $plan test points failed"
 elif [ "$passed" -ne "$plan" ]; then
