@@ -981,6 +981,72 @@ static int t_file_wait(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* cm-grow                                                             */
+
+/*
+ * Start cm-grow, check its pid/tid line (tid == pid unless --thread),
+ * take two steps and check each report and the growth of its anonymous
+ * memory (smaps_rollup), then end it with SIGTERM.
+ */
+static int t_grow(const char *const argv[], int threaded, int leader_exits)
+{
+	char line[256], want[256];
+	long kb0, kb1;
+	int pid, tid, status, step;
+	struct held h;
+
+	spawn(&h, argv);
+	if (read_line(&h, line, sizeof(line)) ||
+	    sscanf(line, "cm-grow: pid=%d tid=%d", &pid, &tid) != 2 ||
+	    read_line(&h, want, sizeof(want)) || strcmp(want, "cm-grow: ready")) {
+		kill_held(&h);
+		CHECK(0, "first lines '%s' / '%s'", line, want);
+	}
+	if (pid != h.pid || (threaded ? tid == pid : tid != pid)) {
+		kill_held(&h);
+		CHECK(0, "pid=%d tid=%d, spawned %d, threaded %d", pid, tid,
+		      (int)h.pid, threaded);
+	}
+	kb0 = proc_kb(h.pid, "smaps_rollup", "Anonymous");
+	for (step = 1; step <= 2; step++) {
+		kill(h.pid, SIGUSR1);
+		snprintf(want, sizeof(want), "cm-grow: step=%d touched=50 total=%d",
+			 step, 50 * step);
+		if (read_line(&h, line, sizeof(line)) || strcmp(line, want)) {
+			kill_held(&h);
+			CHECK(0, "step %d: '%s', want '%s'", step, line, want);
+		}
+	}
+	kb1 = proc_kb(h.pid, "smaps_rollup", "Anonymous");
+	if (leader_exits) {
+		char path[64], state[256] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)h.pid);
+		f = fopen(path, "r");
+		while (f && fgets(state, sizeof(state), f) &&
+		       strncmp(state, "State:", 6))
+			;
+		if (f)
+			fclose(f);
+		if (!strstr(state, "zombie")) {
+			kill_held(&h);
+			CHECK(0, "leader state '%s', want zombie", state);
+		}
+	}
+	kill(h.pid, SIGTERM);
+	close(h.fd);
+	waitpid(h.pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
+	/* smaps_rollup of a zombie leader is empty: check growth otherwise */
+	if (!leader_exits)
+		CHECK(kb1 - kb0 >= (long)(100 * page / 1024),
+		      "Anonymous grew %ld kB, want at least %ld", kb1 - kb0,
+		      (long)(100 * page / 1024));
+	return 1;
+}
+
+/* ------------------------------------------------------------------ */
 /* cm-stat                                                             */
 
 static int t_stat_dir(const char *dir, int hold, const char *want_tail,
@@ -1123,6 +1189,20 @@ int main(int argc, char **argv)
 	test_bad(ARGV("cm-file", data_file, data_file, "--read"), NULL, NULL, NULL);
 	test_bad(ARGV("cm-file", data_file, "--read", "--wait", "--wait"), NULL, NULL, NULL);
 	report(t_file_wait(), "cm-file --wait: opens the file only after SIGUSR1");
+
+	/* cm-grow */
+	report(t_grow(ARGV("cm-grow", "50"), 0, 0),
+	       "cm-grow 50: the leader touches 50 new pages per SIGUSR1, exit 0 on SIGTERM");
+	report(t_grow(ARGV("cm-grow", "50", "--thread"), 1, 0),
+	       "cm-grow 50 --thread: a second thread (tid != pid) touches");
+	report(t_grow(ARGV("cm-grow", "--thread", "--exit-leader", "50"), 1, 1),
+	       "cm-grow --exit-leader: the leader is a zombie, the toucher runs on");
+	test_bad(ARGV("cm-grow"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-grow", "0"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-grow", "x"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-grow", "5", "6"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-grow", "5", "--exit-leader"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-grow", "5", "--thread", "--thread"), NULL, NULL, NULL);
 
 	/* cm-stat */
 	{
