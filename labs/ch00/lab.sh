@@ -36,6 +36,7 @@ before=$(meminfo Cached)
 cm-file /mnt/file --read >/tmp/read.out
 is "$(report_field /tmp/read.out pages)" 256 "cm-file reads 256 pages"
 # Other activity moves Cached by a few pages; 1 MiB must show.
+points 2
 atleast "$(($(meminfo Cached) - before))" 1000 \
 	"the read put about 1 MiB into the page cache"
 drop_caches
@@ -52,6 +53,7 @@ one=$(rollup_kb "$HELD_PID" Anonymous)
 release "$HELD_PID"
 ok "cm-anon holds 257 pages" start_held /tmp/anon.out cm-anon 257 --hold
 is "$(report_field /tmp/anon.out touched)" 257 "cm-anon says it touched 257 pages"
+points 2
 within "$(($(rollup_kb "$HELD_PID" Anonymous) - one))" 1024 8 \
 	"its anonymous memory grew by 256 pages (1024 kB)"
 ok "cm-anon lets go when signalled" release "$HELD_PID"

@@ -63,6 +63,7 @@ ok "suite $SUITE passed as a whole" grep -qxE "ok 1 (- )?$SUITE" "$RESULTS"
 # The first underflow warns, once per boot. The console shows the same lines, and
 # the host counts them (labs/ch01/splats).
 warned=$(dmesg | grep -c "WARNING: .*res_counter_uncharge_locked")
+points 2
 is "$warned" "$WARNINGS" "underflow warned $WARNINGS times"
 # @cm-end warnings
 

@@ -86,6 +86,7 @@ echo -n 200 >$L
 is "$(cat $L)" 200 "echo -n 200 > memory.limit (without)"
 is "$(cm-write $L '300\n')" "ok 4" "one write(2) of \"300\\n\" returns 4"
 is "$(cm-write $L 400)" "ok 3" "one write(2) of \"400\" returns 3"
+points 2
 is "$(cat $L)" 400 "the limit reads back 400"
 echo 010 >$L
 is "$(cat $L)" 10 "010 is decimal ten, not octal"
@@ -93,6 +94,7 @@ echo 0 >$L
 is "$(cat $L)" 0 "a limit of 0 is accepted"
 echo 18446744073709551615 >$L
 is "$(cat $L)" 18446744073709551615 "the largest value (ULONG_MAX) is accepted"
+points 2
 is "$(cat $C/a/b/memory.limit)" $NOLIMIT "the child's limit is its own"
 # @cm-end roundtrip
 

@@ -66,6 +66,7 @@ within "$(($(usage a) - one))" 256 4 \
 	"usage grew by 256 pages over the 1-page run (stack placement: +/-4)"
 release "$HELD_PID"
 settle
+points 2
 is "$(usage a)" 0 "exit gives all of them back"
 # @cm-end anon
 
@@ -99,6 +100,7 @@ ok "cm-file maps /mnt/f256 in a" \
 	start_held /tmp/o/map.out in_c a cm-file /mnt/f256 --mmap --hold
 mapped=$(usage a)
 diag "usage with the file mapped: $mapped"
+points 2
 atleast "$mapped" 256 "a pays for the 256 file pages"
 atleast $((256 + one + 8)) "$mapped" \
 	"plus only its own pages ($one for cm-anon) and ext2 metadata (8)"
@@ -144,6 +146,7 @@ while [ "$(failcnt a)" -lt 2000 ] && [ $i -lt 200 ]; do
 	i=$((i + 1))
 done
 atleast "$(failcnt a)" 2000 "failcnt counts every failed charge"
+points 3
 atleast 64 "$(usage a)" "usage never passed the limit"
 echo 9223372036854775807 >/container/a/memory.limit
 wait "$reader"
@@ -189,6 +192,7 @@ in_c a sh -c 'i=0; while [ $i -lt 1000 ]; do
 	cm-anon 32 >/dev/null; cm-file /mnt/f64 --read >/dev/null
 	echo 1 >/proc/sys/vm/drop_caches; i=$((i + 1)); done'
 settle
+points 3
 is "$(usage a)" 0 "a's usage is back to 0: no charge leaked"
 is "$(failcnt b)" 0 "b never failed a charge"
 diag "root usage: $root0 before, $(usage) after"

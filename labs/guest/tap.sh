@@ -9,6 +9,8 @@
 #   within GOT WANT TOL "what"   pass if |GOT - WANT| <= TOL (integers)
 #   atleast GOT MIN "what"       pass if GOT >= MIN (integers)
 #   skip "what" "why"            a test point that does not apply here
+#   points N                     the next test point is worth N points
+#                                for make grade (1 if not said)
 #   diag "text"                  a "# text" comment line
 #   done_testing                 print the tally; exit 1 if anything failed
 #                                or the count does not match the plan
@@ -16,6 +18,7 @@
 TAP_N=0
 TAP_FAILED=0
 TAP_PLANNED=0
+TAP_POINTS=
 # "cmstop" on the boot line: stop at the first failing test point.  The
 # negative controls (a lab run on the kernel before its patch) only need
 # to see one failure, and a lab that fails early may not finish at all.
@@ -31,12 +34,22 @@ diag() {
 	echo "# $*"
 }
 
+# @cm-begin points
+# points N: the next test point is worth N points in make grade, which
+# reads the weight off the point's line: "ok 3 - what [2 points]".
+points() {
+	TAP_POINTS=" [$1 points]"
+}
+# @cm-end points
+
 _tap_result() {		# $1 = 0 (pass) or 1 (fail), $2 = description
 	TAP_N=$((TAP_N + 1))
+	_w=$TAP_POINTS
+	TAP_POINTS=
 	if [ "$1" -eq 0 ]; then
-		echo "ok $TAP_N - $2"
+		echo "ok $TAP_N - $2$_w"
 	else
-		echo "not ok $TAP_N - $2"
+		echo "not ok $TAP_N - $2$_w"
 		TAP_FAILED=$((TAP_FAILED + 1))
 		if [ "$TAP_STOP" = 1 ]; then
 			echo "# cmstop: stopping at the first failure"
@@ -110,6 +123,15 @@ atleast() {
 
 skip() {
 	_tap_result 0 "$1 # SKIP $2"
+}
+
+# skip_n N "why": N test points that do not apply here.
+skip_n() {
+	_n=$1
+	while [ "$_n" -gt 0 ]; do
+		skip "not run" "$2"
+		_n=$((_n - 1))
+	done
 }
 
 # @cm-begin done-testing
