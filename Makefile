@@ -16,7 +16,7 @@ nondigits = $(strip $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(sub
 	5,,$(subst 6,,$(subst 7,,$(subst 8,,$(subst 9,,$(1))))))))))))
 LAST := $(shell sh -c '. labs/host/common.sh; nr_patches')
 
-ifneq ($(filter kernel lab shell tree,$(MAKECMDGOALS)),)
+ifneq ($(filter kernel lab shell tree exercise grade,$(MAKECMDGOALS)),)
 ifneq ($(call nondigits,$(value CH)),)
 $(error CH is not a chapter number: valid chapters are 0-$(LAST) (0 = unpatched 6.1))
 endif
@@ -24,6 +24,33 @@ NN := $(shell sh labs/host/chapter.sh '$(CH)' 2>&1)
 ifneq ($(.SHELLSTATUS),0)
 $(error $(NN))
 endif
+endif
+# make exercise: only chapters with a labs/chNN/skeleton have one.
+ifneq ($(filter exercise,$(MAKECMDGOALS)),)
+ifeq ($(wildcard labs/ch$(NN)/skeleton),)
+$(error CH=$(CH) has no exercise: the chapters with one (a labs/chNN/skeleton) are $(patsubst labs/ch%/skeleton,%,$(sort $(wildcard labs/ch*/skeleton))))
+endif
+endif
+# LAB=N: which lab make lab / make try runs (default: the chapter's own).
+ifneq ($(value LAB),)
+ifneq ($(call nondigits,$(value LAB)),)
+$(error LAB is not a lab number: valid labs are 0-$(LAST))
+endif
+LABNN := $(shell sh labs/host/chapter.sh '$(LAB)' 2>&1)
+ifneq ($(.SHELLSTATUS),0)
+$(error LAB=$(LAB) is not a lab: valid labs are 0-$(LAST))
+endif
+endif
+# LABFILE=path: run this script in the guest instead of the lab's own
+# (the lab's boot options and expected splats still apply).
+ifneq ($(value LABFILE),)
+ifneq ($(words $(value LABFILE)),1)
+$(error LABFILE must be one path, without spaces)
+endif
+ifeq ($(wildcard $(value LABFILE)),)
+$(error LABFILE=$(value LABFILE): no such file)
+endif
+export LABFILE
 endif
 ifeq ($(filter default debug,$(value FLAVOR)),)
 $(error FLAVOR is not a flavour: use FLAVOR=default or FLAVOR=debug)
@@ -42,7 +69,7 @@ CODE := $(abspath $(BUILD))/code
 INITRAMFS := $(BUILD)/initramfs.cpio.gz
 
 .PHONY: all help deps check kernel lab shell tree patches hooks code \
-	code-test initramfs clean
+	code-test initramfs clean exercise try try-shell grade
 
 all: deps
 	@sh labs/host/check.sh all
@@ -57,12 +84,18 @@ help:
 	@echo '  make lab CH=N         build the kernel if needed and run lab N in QEMU'
 	@echo '  make shell CH=N       boot the chapter-N kernel with a shell'
 	@echo '  make book             build/book/index.html and the EPUB'
-	@echo '  make tree CH=N        build/tree: a git worktree at chapter N to edit'
+	@echo '  make tree CH=N        build/tree: the kernel at chapter N, to edit and try'
+	@echo '  make exercise CH=N    build/tree at chapter N with TODOs to fill in'
+	@echo '  make try              build build/tree as it is and run its lab (LAB=K)'
+	@echo '  make try-shell        build build/tree as it is and boot it with a shell'
+	@echo '  make grade CH=N       labs 0-N on build/tree, with points and a transcript'
 	@echo '  make patches          turn build/tree commits back into patches/'
 	@echo '  make hooks            compile the changed files with every hook on, and sparse'
 	@echo '  make clean            remove build/ (the kernel tree too)'
 	@echo
 	@echo '  CH=0..$(LAST)   FLAVOR=default|debug   KVM=0|1   TIMEOUT=seconds (per boot)'
+	@echo '  LAB=0..$(LAST) (make lab, make try: run lab K instead)   LABFILE=path (run'
+	@echo '  that script instead of the lab, with its boot options)'
 
 deps:
 	@sh labs/host/deps.sh
@@ -84,13 +117,25 @@ initramfs: code
 	@sh labs/host/initramfs.sh $(INITRAMFS)
 
 lab: kernel initramfs
-	@sh labs/host/run.sh $(NN) $(NN) $(FLAVOR)
+	@sh labs/host/run.sh $(NN) $(or $(LABNN),$(NN)) $(FLAVOR)
 
 shell: kernel initramfs
 	@sh labs/host/shell.sh $(NN) $(FLAVOR)
 
 tree: deps
 	@sh labs/host/worktree.sh $(NN)
+
+exercise: deps
+	@sh labs/host/worktree.sh $(NN) exercise
+
+try: deps initramfs
+	@sh labs/host/try.sh lab $(LABNN)
+
+try-shell: deps initramfs
+	@sh labs/host/try.sh shell
+
+grade: deps initramfs
+	@sh labs/host/grade.sh $(NN)
 
 patches:
 	@sh labs/host/export.sh

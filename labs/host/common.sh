@@ -175,3 +175,16 @@ qemu_accel() {
 		echo "-accel tcg"
 	fi
 }
+
+# The reader's own kernel tree (make tree / make exercise), and where its
+# kernel is built to (make try / make grade).  make check grades its
+# skeletons in a tree of its own (CM_WT=build/check-tree), so that it
+# never touches the reader's.
+WT=${CM_WT:-$BUILD/tree}
+WT_KERNEL=$WT-kernel
+
+# wt_chapter: the chapter the reader's tree was made at (two digits).
+wt_chapter() {
+	cat "$WT_KERNEL/chapter" 2>/dev/null ||
+		die "no $WT: make tree CH=N or make exercise CH=N first"
+}

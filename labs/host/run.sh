@@ -22,17 +22,21 @@ set -u
 knn=$1 lnn=$2 flavor=${3:-default}
 suffix=
 [ "$flavor" = debug ] && suffix=-debug
+kname=ch$knn$suffix
 kernel=$BUILD/ch$knn$suffix/bzImage
+# KERNEL_NN "tree": the kernel of the reader's tree (make try, make grade).
+[ "$knn" = tree ] && kname=$(basename "$WT") kernel=$WT_KERNEL/bzImage
 initrd=$BUILD/initramfs.cpio.gz
 timeout=${TIMEOUT:-300}
-name="lab $lnn on kernel ch$knn$suffix"
-dir=$LOGS/lab$lnn-ch$knn$suffix
+name="lab $lnn on kernel $kname"
+dir=$LOGS/lab$lnn-$kname
 console=$dir/console.log
 tap=$dir/tap.log
 
 [ -f "$kernel" ] || die "$kernel missing: make kernel CH=$knn"
 [ -f "$initrd" ] || die "$initrd missing"
 [ -f "labs/ch$lnn/lab.sh" ] || die "labs/ch$lnn/lab.sh missing"
+guestlab=ch$lnn
 
 extra=
 [ "${STOP:-0}" = 1 ] && extra=cmstop
@@ -40,6 +44,18 @@ extra=
 
 rm -rf "$dir"
 mkdir -p "$dir"
+
+# LABFILE=path: run that script instead of lab LAB_NN (whose cmdline and
+# splats still apply).  It goes into a second cpio archive after the
+# shared one, as /lab/own/lab.sh; the kernel unpacks both.
+if [ -n "${LABFILE-}" ]; then
+	[ -f "$LABFILE" ] || die "LABFILE=$LABFILE: no such file"
+	mkdir -p "$dir/own/lab/own"
+	cp "$LABFILE" "$dir/own/lab/own/lab.sh"
+	(cd "$dir/own" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) |
+		gzip -9n | cat "$initrd" - >"$dir/initrd"
+	initrd=$dir/initrd guestlab=own name="$LABFILE (as lab $lnn) on kernel $kname"
+fi
 start=$(now)
 # Two CPUs, as two sockets: the lab kernels have no ACPI, and with
 # "-smp 2" QEMU describes the second CPU only in its ACPI tables, so the
@@ -50,7 +66,7 @@ timeout --foreground -k 5 "$timeout" \
 	-nodefaults -no-reboot -display none -monitor none \
 	-serial "file:$console" -serial "file:$tap" \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 cmlab=ch$lnn $extra" \
+	-append "console=ttyS0 panic=-1 cmlab=$guestlab cmkernel=$kname $extra" \
 	</dev/null >"$dir/qemu.log" 2>&1
 rc=$?
 secs=$(($(now) - start))

@@ -8,8 +8,9 @@ nn=$1 flavor=${2:-default}
 suffix=
 [ "$flavor" = debug ] && suffix=-debug
 kernel=$BUILD/ch$nn$suffix/bzImage
+[ "$nn" = tree ] && kernel=$WT_KERNEL/bzImage	# make try-shell
 
-echo "shell: chapter $nn kernel ($kernel); leave with 'exit' or Ctrl-a x"
+echo "shell: kernel $kernel; leave with 'exit' or Ctrl-a x"
 # shellcheck disable=SC2046
 exec qemu-system-x86_64 $(qemu_accel) -m "${MEM:-256M}" -smp "${SMP:-2}" \
 	-nodefaults -no-reboot -display none \

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""score.py - add up the points of lab runs, for make grade.
+
+    score.py CHAPTER JSON WHAT LOGDIR...
+
+Each LOGDIR is a build/logs/labNN-KERNEL/ that labs/host/run.sh filled,
+plus run.out (run.sh's own output, written by grade.sh).  A test point is
+worth the points its line declares ("ok 3 - what [2 points]", from
+points() in labs/guest/tap.sh), else 1.  A point the lab never reached
+scores 0 and counts 1.  A run that fails for a reason that is not a test
+point (a kernel splat, a timeout, no TAP at all) scores 0 for the whole
+lab: the labs pass only on a clean console.
+
+Prints points per test point of the newest lab (failures only for the
+others), a transcript of each failure, "Score: a/b", and writes JSON.
+"""
+import json
+import os
+import re
+import sys
+
+POINT = re.compile(r'^(not )?ok (\d+) - (.*?)(?: \[(\d+) points?\])?$')
+STAMP = re.compile(r'^\[ *\d+\.\d+\] ')
+
+
+def read(path):
+    try:
+        with open(path, errors='replace') as f:
+            return f.read().replace('\r', '').splitlines()
+    except OSError:
+        return []
+
+
+def lab(logdir):
+    name = os.path.basename(logdir.rstrip('/'))
+    tap = read(os.path.join(logdir, 'tap.txt'))
+    console = read(os.path.join(logdir, 'console.log'))
+    run = read(os.path.join(logdir, 'run.out'))
+    verdict = next((l for l in reversed(run)
+                    if l.startswith(('ok - ', 'not ok - '))), 'not ok - no verdict')
+    plan = next((int(m.group(1)) for m in
+                 (re.match(r'^1\.\.(\d+)', l) for l in tap) if m), None)
+    points = []
+    for i, line in enumerate(tap):
+        m = POINT.match(line)
+        if not m:
+            continue
+        diag = []
+        for d in tap[i + 1:]:
+            if not d.startswith('#') or d.startswith('# cm-lab-exit'):
+                break
+            diag.append(d)
+        points.append({'n': int(m.group(2)), 'what': m.group(3),
+                       'ok': not m.group(1), 'weight': int(m.group(4) or 1),
+                       'diag': diag})
+    missing = max((plan or 1) - len(points), 0)
+    # Only failing test points may be the reason a run failed.
+    why = verdict.split(': ', 1)[1] if ': ' in verdict else verdict
+    why = re.sub(r' \(\d+ s\)$', '', why)
+    clean = verdict.startswith('ok - ') or \
+        re.fullmatch(r'FAIL: \d+ of \d+ test points failed', why) is not None
+    got = sum(p['weight'] for p in points if p['ok']) if clean else 0
+    total = sum(p['weight'] for p in points) + missing
+    return {'lab': name[3:5], 'log': logdir, 'verdict': verdict,
+            'passed': verdict.startswith('ok - '), 'clean': clean,
+            'plan': plan, 'missing': missing, 'score': got, 'max': total,
+            'points': points, 'console': console, 'run': run, 'why': why}
+
+
+def near(console, point):
+    """Kernel lines printed while the lab worked towards this point."""
+    mark = '%s %d - ' % ('not ok' if not point['ok'] else 'ok', point['n'])
+    end = next((i for i, l in enumerate(console) if l.startswith(mark)), None)
+    if end is None:
+        return []
+    start = end
+    while start > 0 and not POINT.match(console[start - 1]):
+        start -= 1
+    lines = [l for l in console[start:end] if STAMP.match(l)]
+    return lines[-8:]
+
+
+def main():
+    chapter, out, what = sys.argv[1], sys.argv[2], sys.argv[3]
+    labs = [lab(d) for d in sys.argv[4:]]
+    newest = labs[-1]['lab'] if labs else None
+    print('grade: chapter %d, %s' % (int(chapter), what))
+    for r in labs:
+        role = 'this chapter' if r['lab'] == newest else 'must still pass'
+        print('\nlab %s (%s): %d/%d points' % (r['lab'], role, r['score'], r['max']))
+        for p in r['points']:
+            if r['lab'] == newest or not p['ok']:
+                print('  %-6s %2d - %-56s %d/%d' % (
+                    'ok' if p['ok'] else 'not ok', p['n'], p['what'][:56],
+                    p['weight'] if p['ok'] and r['clean'] else 0, p['weight']))
+        if r['missing']:
+            print('  %d test point(s) never ran: 0/%d' % (r['missing'], r['missing']))
+        if not r['clean']:
+            print('  the whole lab scores 0: %s' % r['why'])
+    failing = [(r, p) for r in labs for p in r['points'] if not p['ok']]
+    if failing or not all(r['clean'] for r in labs):
+        print('\ntranscript of what failed:')
+    for r, p in failing:
+        print('\n  lab %s, not ok %d - %s' % (r['lab'], p['n'], p['what']))
+        for d in p['diag'] or ['# (the lab printed no diagnostic)']:
+            print('    ' + d)
+        kern = near(r['console'], p)
+        if kern:
+            print('    console, just before it:')
+            for l in kern:
+                print('      ' + l[:110])
+    for r in labs:
+        if r['clean']:
+            continue
+        print('\n  lab %s: %s' % (r['lab'], r['verdict']))
+        for l in [l for l in r['run'] if l.startswith('  ')][:30]:
+            print('  ' + l[:110])
+    for r in labs:
+        if not r['passed']:
+            print('\n  logs of lab %s: %s/ (console.log, tap.txt)' % (r['lab'], r['log']))
+    score = sum(r['score'] for r in labs)
+    total = sum(r['max'] for r in labs)
+    print('\nScore: %d/%d' % (score, total))
+    result = {'chapter': int(chapter), 'graded': what, 'score': score,
+              'max': total, 'labs': [{k: v for k, v in r.items()
+                                      if k not in ('console', 'run')}
+                                     for r in labs]}
+    os.makedirs(os.path.dirname(out) or '.', exist_ok=True)
+    with open(out, 'w') as f:
+        json.dump(result, f, indent=1)
+        f.write('\n')
+    print('grade: %s' % out)
+    return 0 if score == total else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
