@@ -10,6 +10,10 @@
 #   book-html      only the HTML
 #   book-epub      only the EPUB
 #   book-pdf       only the PDF
+#   book-instructor  build/book/instructor/index.html: the instructor edition,
+#                  the same chapters with the exercises' worked answers and,
+#                  after the front matter, book/instructor.md (a semester
+#                  plan); book/edition.lua drops the answers from the others
 #   book-deps      install the Debian packages the book needs (book/deps.sh)
 #   book-diagrams  only diagrams/*.dot -> build/book/diagrams/*.svg
 #   book-check     TAP lines: every diagram renders and fits the text width, the
@@ -41,9 +45,11 @@ BOOK_FRONT    := $(sort $(wildcard chapters/front-*.md))
 BOOK_CHAPTERS := $(sort $(wildcard chapters/[0-9][0-9]-*.md))
 BOOK_BACK     := $(sort $(wildcard chapters/[A-Z]-*.md))
 BOOK_PARTS    := $(BOOK_FRONT) $(BOOK_CHAPTERS) $(BOOK_BACK)
+BOOK_ISRC     := $(BOOK_OUT)/.src/instructor.md
+BOOK_IHTML    := $(BOOK_OUT)/instructor/index.html
 BOOK_DOTS     := $(sort $(wildcard diagrams/*.dot))
 BOOK_SVGS     := $(patsubst diagrams/%.dot,$(BOOK_OUT)/diagrams/%.svg,$(BOOK_DOTS))
-BOOK_TOOLS    := book/book.mk book/include.lua book/book.lua book/book.css book/pandoc.yaml \
+BOOK_TOOLS    := book/book.mk book/edition.lua book/include.lua book/book.lua book/book.css book/pandoc.yaml \
                  book/diagram.sh book/diagram-style.gvpr
 # Everything a listing can come from: a change there rebuilds the book.
 BOOK_LISTED   := $(shell find code labs patches -type f -not -name '*.o' 2>/dev/null)
@@ -53,7 +59,8 @@ BOOK_PANDOC = $(PANDOC) --defaults=book/pandoc.yaml --fail-if-warnings \
               --resource-path=$(BOOK_OUT):. --css=book/book.css \
               -M cm-diagrams=$(BOOK_OUT)/diagrams
 
-.PHONY: book book-html book-epub book-pdf book-diagrams book-check book-clean book-deps
+.PHONY: book book-html book-epub book-pdf book-diagrams book-check book-clean book-deps \
+	book-instructor
 
 book: book-deps
 	@$(MAKE) --no-print-directory -f book/book.mk BUILD=$(BUILD) book-html book-epub book-pdf
@@ -79,6 +86,27 @@ $(BOOK_SRC): book.md $(BOOK_PARTS) book/book.mk
 	    cat "$$f"; \
 	    printf '\n\n:::::::::::::::::::::\n'; \
 	  done; } > $@.tmp && mv $@.tmp $@
+
+# The instructor edition's spine: the same, with the semester plan after
+# the front matter.
+$(BOOK_ISRC): book.md book/instructor.md $(BOOK_PARTS) book/book.mk
+	@mkdir -p $(@D)
+	@{ cat book.md; \
+	  for f in $(BOOK_FRONT) book/instructor.md $(BOOK_CHAPTERS) $(BOOK_BACK); do \
+	    printf '\n\n::::::::::::::::::::: {cm-source="%s"}\n\n' "$$f"; \
+	    cat "$$f"; \
+	    printf '\n\n:::::::::::::::::::::\n'; \
+	  done; } > $@.tmp && mv $@.tmp $@
+
+book-instructor: book-deps
+	@$(MAKE) --no-print-directory -f book/book.mk BUILD=$(BUILD) $(BOOK_IHTML)
+	@echo "book: $(BOOK_IHTML) (instructor edition: answers and a semester plan)"
+
+$(BOOK_IHTML): $(BOOK_ISRC) $(BOOK_SVGS) $(BOOK_TOOLS) $(BOOK_LISTED)
+	@mkdir -p $(@D)
+	$(BOOK_PANDOC) -M cm-edition=instructor -M title-meta="Containing Memory (instructor edition)" \
+		--to=html5 --self-contained -o $@.tmp.html $(BOOK_ISRC)
+	@mv $@.tmp.html $@
 
 $(BOOK_OUT)/diagrams/%.svg: diagrams/%.dot book/diagram.sh book/diagram-style.gvpr
 	@mkdir -p $(@D)

@@ -9,6 +9,10 @@
      warning, and the result has what a reader needs: a TOC, every
      chapter, the diagrams inline and numbered, listings, no stray @cm-
      markers; epubcheck finds no error in the EPUB;
+  3b. every exercise of chapters 0-4 (and of any chapter that has
+     answers) has a difficulty, a time and a worked answer; the
+     instructor edition builds with all of them, and the student edition
+     (HTML and EPUB) contains none;
   4. each kind of mistake fails the real build, naming the chapter: a
      broken include, a broken figure, an unresolved cross-reference, a
      glossary link without an entry, a chapter without a required
@@ -169,6 +173,59 @@ def check_build(build, make):
         result(False, "book: containing-memory.pdf is a PDF", str(e))
 
 
+def plain(html):
+    text = re.sub(r"<[^>]+>", " ", html)
+    return " ".join(text.replace("&amp;", "&").split())
+
+
+def check_editions(build, make):
+    """The instructor edition builds with every answer; the student
+    edition (index.html, and the EPUB) has none of them."""
+    counts = {}
+    for ch in sorted(glob.glob("chapters/[0-9][0-9]-*.md")):
+        text = open(ch, encoding="utf-8").read()
+        m = re.search(r"^## Exercises\n(.*?)^## ", text, re.M | re.S)
+        body = m.group(1) if m else ""
+        counts[ch] = (len(re.findall(r"^\d+\. ", body, re.M)),
+                      len(re.findall(r"^ +::: answer$", body, re.M)),
+                      len(re.findall(r"\]\{\.effort\}", body)))
+    for ch, (items, answers, efforts) in counts.items():
+        if answers == 0 and not re.match(r"chapters/0[0-4]-", ch):
+            continue    # a new chapter before its answers are written
+        result(items > 0 and items == answers == efforts,
+               "editions: every exercise of %s has a difficulty, a time and a worked answer "
+               "(%d exercises, %d answers, %d estimates)" % (ch, items, answers, efforts))
+    r = run(shlex.split(make) + ["BUILD=" + build, "book-instructor"])
+    result(r.returncode == 0, "editions: the instructor edition builds with no pandoc warning",
+           r.stdout + r.stderr)
+    if r.returncode != 0:
+        return
+    inst = open(os.path.join(build, "book", "instructor", "index.html"), encoding="utf-8").read()
+    answers = re.findall(r'<div class="answer">(.*?)</div>', inst, re.S)
+    want = sum(a for _, a, _ in counts.values())
+    result(len(answers) == want and "A semester plan" in inst,
+           "editions: the instructor edition has all %d answers and the semester plan" % want,
+           "found %d answers" % len(answers))
+    student = plain(open(os.path.join(build, "book", "index.html"), encoding="utf-8").read())
+    epub = os.path.join(build, "book", "containing-memory.epub")
+    if os.path.exists(epub):
+        with zipfile.ZipFile(epub) as z:
+            student += plain("".join(z.read(n).decode("utf-8", "replace")
+                                     for n in z.namelist() if n.endswith(".xhtml")))
+    leaked = []
+    for a in answers:
+        words = plain(a).replace("Answer. ", "", 1).split()
+        # any run of 12 words of an answer is enough to call it leaked
+        for i in range(0, max(len(words) - 11, 1), 6):
+            if " ".join(words[i:i + 12]) in student:
+                leaked.append(" ".join(words[i:i + 12]))
+                break
+    result(answers and not leaked and 'class="answer"' not in student
+           and "A semester plan" not in student,
+           "editions: the student edition (HTML, EPUB) contains no answer and no semester plan",
+           "\n".join(leaked))
+
+
 def check_broken_include(build):
     """Append a chapter with a broken include to the real spine and build it."""
     src = os.path.join(build, "book", ".src", "book.md")
@@ -243,6 +300,7 @@ def main():
     check_diagrams(a.build)
     check_filter()
     check_build(a.build, a.make)
+    check_editions(a.build, a.make)
     check_broken_include(a.build)
     check_broken_book(a.build)
     sys.exit(1 if FAILED else 0)
