@@ -7,7 +7,9 @@
 #          kernel for every N, every earlier lab again on the newest kernel,
 #          lab N on the chapter N-1 kernel (it must fail there),
 #          the changed files compiled with every hook on (and sparse), and
-#          every lab on the newest debug kernel
+#          every lab on the newest debug kernel, and for every chapter
+#          with an exercise: its skeleton builds, boots and scores below
+#          full marks with a transcript, and the reference scores full
 #
 # Every step prints "ok ..."/"not ok ..." lines (a lab's own test points
 # indented under its verdict); the totals count them all.
@@ -80,6 +82,41 @@ hygiene() {
 	[ $n -gt 0 ] || echo "ok - the series is empty (chapter 0 only)"
 }
 
+# exercise NN: make exercise's skeleton of chapter NN (made in a tree of
+# make check's own, never the reader's build/tree) builds, boots, and
+# make grade scores it below full marks with a transcript; the reference
+# kernel scores full.  Only lab NN runs: one boot each.
+exercise() {
+	n=$(expr "$1" + 0)
+	export CM_WT=$BUILD/check-tree
+	if ! CM_QUIET=1 sh labs/host/worktree.sh "$1" exercise >"$LOGS/exercise.out" 2>&1; then
+		sed 's/^/    # /' "$LOGS/exercise.out"
+		echo "not ok - chapter $n: make exercise makes a skeleton"
+		return 1
+	fi
+	out=$(GRADE_LABS=$1 GRADE_JSON=$LOGS/grade-skeleton-ch$1.json sh labs/host/grade.sh "$1" 2>&1)
+	score=$(echo "$out" | sed -n 's/^Score: //p')
+	if echo "$out" | grep -q '^kernel .*: up to date\|^kernel .*/bzImage$' &&
+		grep -q '"plan": [0-9]' "$LOGS/grade-skeleton-ch$1.json" &&
+		[ "${score%/*}" -lt "${score#*/}" ] 2>/dev/null &&
+		echo "$out" | grep -q '^transcript of what failed:'; then
+		echo "ok - chapter $n: the skeleton builds, boots, and scores $score, with a transcript"
+	else
+		echo "$out" | tail -n 30 | sed 's/^/    # /'
+		echo "not ok - chapter $n: the skeleton builds, boots, and scores below full (got: ${score:-no score})"
+	fi
+	unset CM_WT
+	out=$(GRADE_KERNEL=$1 GRADE_LABS=$1 GRADE_JSON=$LOGS/grade-reference-ch$1.json \
+		sh labs/host/grade.sh "$1" 2>&1)
+	score=$(echo "$out" | sed -n 's/^Score: //p')
+	if [ -n "$score" ] && [ "${score%/*}" = "${score#*/}" ]; then
+		echo "ok - chapter $n: make grade scores the reference $score"
+	else
+		echo "$out" | tail -n 30 | sed 's/^/    # /'
+		echo "not ok - chapter $n: make grade scores the reference full (got: ${score:-no score})"
+	fi
+}
+
 # negative N: lab N run on the chapter N-1 kernel must fail, at a test
 # point.  A lab that passes there does not prove its patch; one that
 # fails only by timing out or crashing before its first point proves
@@ -125,6 +162,11 @@ while [ $n -le "$last" ]; do
 	nn=$(printf '%02d' $n)
 	step "chapter $n: kernel" kernel "$nn" default
 	step "chapter $n: lab $n" sh labs/host/run.sh "$nn" "$nn"
+	# Here, between chapter n and n+1, the skeleton's kernel is cheap:
+	# it differs from the one just built in a few function bodies.
+	if [ "$mode" = check ] && [ -f "labs/ch$nn/skeleton" ]; then
+		step "chapter $n: exercise and grade" exercise "$nn"
+	fi
 	n=$((n + 1))
 done
 
