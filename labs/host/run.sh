@@ -42,6 +42,7 @@ extra=
 [ "${STOP:-0}" = 1 ] && extra=cmstop
 [ -f "labs/ch$lnn/cmdline" ] && extra="$extra $(grep -v '^#' "labs/ch$lnn/cmdline" | tr '\n' ' ')"
 
+[ -n "${LABFILE-}" ] && dir=$dir-own
 rm -rf "$dir"
 mkdir -p "$dir"
 
