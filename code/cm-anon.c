@@ -2,7 +2,7 @@
 /*
  * cm-anon - fault in an exact number of anonymous pages.
  *
- *   cm-anon PAGES [--hold]
+ *   cm-anon PAGES [--verify] [--hold]
  *
  * Maps PAGES private anonymous pages and writes one byte to each, so that
  * each write faults in exactly one page (the lab kernels have no THP).
@@ -11,6 +11,13 @@
  * then unmaps and exits 0; with --hold it prints "cm-anon: ready" and
  * keeps the pages until SIGUSR1 or SIGTERM, prints "cm-anon: released"
  * and exits 0.  Exit 1 if mmap fails, 2 on bad arguments.
+ *
+ * --verify writes a word that names the page (its index, mixed with a
+ * constant) into every page as it touches it, then reads every page back
+ * once all are touched, and prints
+ *   cm-anon: verified=<N> bad=<pages whose word changed>
+ * exiting 1 if any did.  Under a small limit with swap, the first pages
+ * go out to swap while the last are touched, and come back when read.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -22,20 +29,26 @@
 #include "lib.h"
 
 #define PROG	"cm-anon"
-#define USAGE	"cm-anon PAGES [--hold]"
+#define USAGE	"cm-anon PAGES [--verify] [--hold]"
+
+/* mixed into each page's word, so that a zero page never looks right */
+#define CM_PATTERN	0x5a5a5a5a5a5a5a5aUL
 
 int main(int argc, char **argv)
 {
 	size_t page = cm_page_size();
 	unsigned long pages = 0, i, touched = 0;
 	const char *pages_arg = NULL;
-	int hold = 0;
+	int hold = 0, verify = 0;
+	unsigned long bad = 0;
 	char *mem;
 	int a;
 
 	for (a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "--hold") && !hold)
 			hold = 1;
+		else if (!strcmp(argv[a], "--verify") && !verify)
+			verify = 1;
 		else if (!strncmp(argv[a], "--", 2))
 			cm_usage_error(PROG, USAGE, "unknown or repeated option '%s'",
 				       argv[a]);
@@ -74,13 +87,25 @@ int main(int argc, char **argv)
 	}
 	/* @cm-end touch */
 
+	/* @cm-begin verify */
+	if (verify) {
+		for (i = 0; i < pages; i++)
+			*(unsigned long *)(mem + i * page) = i ^ CM_PATTERN;
+		for (i = 0; i < pages; i++)
+			if (*(unsigned long *)(mem + i * page) != (i ^ CM_PATTERN))
+				bad++;
+	}
+	/* @cm-end verify */
+
 	printf("%s: pid=%d pages=%lu touched=%lu\n", PROG, (int)getpid(),
 	       pages, touched);
+	if (verify)
+		printf("%s: verified=%lu bad=%lu\n", PROG, pages, bad);
 	fflush(stdout);
 
 	if (hold)
 		cm_hold(PROG);
 
 	munmap(mem, pages * page);	/* uncharges the pages */
-	return 0;
+	return bad ? 1 : 0;
 }

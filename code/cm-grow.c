@@ -57,6 +57,7 @@ static void *toucher(void *arg)
 		if (sig == SIGTERM)
 			exit(0);
 
+		/* @cm-begin step */
 		mem = mmap(NULL, pages * page, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (mem == MAP_FAILED) {
@@ -71,6 +72,7 @@ static void *toucher(void *arg)
 		printf("%s: step=%lu touched=%lu total=%lu\n", PROG, ++step,
 		       pages, total);
 		fflush(stdout);
+		/* @cm-end step */
 	}
 	return NULL;
 }

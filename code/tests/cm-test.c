@@ -635,6 +635,20 @@ static int t_anon_mmap_fails(void)
 	return 1;
 }
 
+static int t_anon_verify(void)
+{
+	char want[256];
+	struct run r;
+
+	run(&r, ARGV("cm-anon", "300", "--verify"));
+	snprintf(want, sizeof(want),
+		 "cm-anon: pid=%d pages=300 touched=300\ncm-anon: verified=300 bad=0\n",
+		 (int)r.pid);
+	CHECK(exited(&r, 0), "status %#x, stderr: %s", r.status, r.err);
+	CHECK(!strcmp(r.out, want), "stdout '%s', want '%s'", r.out, want);
+	return 1;
+}
+
 /* ------------------------------------------------------------------ */
 /* cm-file                                                             */
 
@@ -1141,6 +1155,8 @@ int main(int argc, char **argv)
 	test_bad(ARGV("cm-anon", "10", "--bogus"), NULL, NULL, NULL);
 	test_bad(ARGV("cm-anon", "10", "20"), NULL, NULL, NULL);
 	test_bad(ARGV("cm-anon", "10", "--hold", "--hold"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-anon", "10", "--verify", "--verify"), NULL, NULL, NULL);
+	report(t_anon_verify(), "cm-anon 300 --verify: every page reads back its own word");
 
 	/* cm-file */
 	data_bytes = FILE_PAGES * page + FILE_EXTRA;
