@@ -6,6 +6,7 @@
 . /lab/lib/lib.sh
 
 plan 56
+KCH=$(kernel_chapter)
 
 # @cm-begin helpers
 # usage C / failcnt C: a container's counters ("" is the root).
@@ -127,7 +128,15 @@ is "$(usage a)" 0 "drop_caches takes the pages, and the charge, away"
 # @cm-end cache
 
 
+# From chapter 6 on, a full container reclaims and makes room, and the
+# two parts below would wait for failures that no longer come: on those
+# kernels they are skipped, and lab 6 tests the full container instead.
+if [ "$KCH" -ge 6 ]; then
+	skip_n 10 "chapter $KCH kernel: a full container reclaims (lab 6)"
+fi
+
 # @cm-begin enomem
+if [ "$KCH" -lt 6 ]; then
 # Over the limit, with no reclaim yet: the charge fails.  A read(2) that
 # cannot charge its first page returns ENOMEM, and failcnt counts every
 # failed charge (readahead's included).
@@ -154,9 +163,11 @@ is "$?" 1 "cm-file fails over a 64-page limit"
 ok "read(2) failed with ENOMEM" grep -q "errno=ENOMEM from read" /tmp/o/read.err
 settle
 is "$(usage a)" 0 "the reader's pages are given back"
+fi
 # @cm-end enomem
 
 # @cm-begin fault-oom
+if [ "$KCH" -lt 6 ]; then
 # An anonymous fault over the limit returns VM_FAULT_OOM.  6.1's fault
 # handler does not kill anyone for it: it retries the fault, forever, and
 # each retry is one more failed charge.  The task is stuck, but a fatal
@@ -178,6 +189,7 @@ is "$?" 137 "SIGKILL ends it"
 echo 9223372036854775807 >/container/a/memory.limit
 settle
 is "$(usage a)" 0 "its pages are given back"
+fi
 # @cm-end fault-oom
 
 # @cm-begin leak
@@ -281,7 +293,11 @@ is "$(report_field /tmp/o/stat.out stated)" 1024 \
 	"at its limit, m stats 1024 uncached inodes"
 over=$(($(usage m) - lim))
 diag "usage $(usage m), limit $lim: $over pages over, failcnt $(failcnt m)"
-atleast "$over" 1 "the metadata charges went past the limit"
+if [ "$KCH" -lt 6 ]; then
+	atleast "$over" 1 "the metadata charges went past the limit"
+else
+	skip "the metadata charges went past the limit" "chapter $KCH: reclaim may make room first"
+fi
 atleast 40 "$over" "by at most the inode-table blocks read (32, +8 for the directory and bitmaps)"
 release_within 10 "$HELD_PID"
 settle
@@ -338,7 +354,11 @@ ok "rmdir a and b" rmdir /container/a /container/b
 # What a charged page costs: one record from the meta_page slab cache.
 slab=/sys/kernel/slab/meta_page
 diag "meta_page: object_size $(cat $slab/object_size) slab_size $(cat $slab/slab_size) objs_per_slab $(cat $slab/objs_per_slab)"
-is "$(cat $slab/object_size)" 16 "a record is 16 bytes (two pointers)"
+if [ "$KCH" -lt 6 ]; then
+	is "$(cat $slab/object_size)" 16 "a record is 16 bytes (two pointers)"
+else
+	is "$(cat $slab/object_size)" 32 "a record is 32 bytes (chapter 6 adds a list head)"
+fi
 # @cm-end cost
 
 done_testing

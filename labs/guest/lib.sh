@@ -25,6 +25,15 @@ zram_ext2() {
 }
 # @cm-end zram-ext2
 
+# kernel_chapter: the chapter of the kernel this lab runs on, as a
+# number (run.sh passes cmkernel=chNN; 0 when it names no chapter).  A
+# lab run again on a later kernel uses it where a later patch changes
+# what the lab may expect.
+kernel_chapter() {
+	_k=$(sed -n 's/.*cmkernel=ch\([0-9][0-9]\).*/\1/p' /proc/cmdline)
+	expr "${_k:-0}" + 0
+}
+
 # meminfo FIELD: a /proc/meminfo value, in kB.
 meminfo() {
 	awk -v f="$1:" '$1 == f { print $2 }' /proc/meminfo
