@@ -9,7 +9,7 @@
 set -eu
 . labs/host/common.sh
 
-[ -d "$WT" ] || die "no $WT: make tree CH=N first"
+[ -f "$WT/.git" ] || die "no $WT: make tree CH=N first"
 [ -z "$(git -C "$WT" status --porcelain --untracked-files=no)" ] ||
 	die "$WT has edits not committed: commit them (git -C $WT commit -a --amend to change the newest patch)"
 git -C "$WT" log --format=%s ch00..HEAD | grep -q '^exercise [0-9]' &&

@@ -5,7 +5,7 @@
 set -eu
 . labs/host/common.sh
 
-[ -d "$WT" ] || die "no $WT: make tree CH=N or make exercise CH=N first"
+[ -f "$WT/.git" ] || die "no $WT: make tree CH=N or make exercise CH=N first"
 # Build output inside the tree would be swept in, and makes Kbuild refuse
 # an O= build of it: the kernels are built elsewhere (make try).
 if [ -e "$WT/.config" ] || [ -d "$WT/include/config" ]; then
