@@ -125,12 +125,13 @@ fi
 [ -n "$bad_expect" ] && why="${why:+$why; }FAIL${bad_expect}"
 # @cm-end verdicts
 
+# The verdict line goes into the log directory too (make grade reads it).
 if [ -z "$why" ]; then
-	echo "ok - $name: $passed/$plan passed, clean console ($secs s)"
+	echo "ok - $name: $passed/$plan passed, clean console ($secs s)" | tee "$dir/verdict"
 	exit 0
 fi
 
-echo "not ok - $name: $why ($secs s)"
+echo "not ok - $name: $why ($secs s)" | tee "$dir/verdict"
 {
 	if [ "$failed" -gt 0 ]; then
 		echo "  failing test points:"

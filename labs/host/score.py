@@ -3,9 +3,9 @@
 
     score.py CHAPTER JSON WHAT LOGDIR...
 
-Each LOGDIR is a build/logs/labNN-KERNEL/ that labs/host/run.sh filled,
-plus run.out (run.sh's own output, written by grade.sh).  A test point is
-worth the points its line declares ("ok 3 - what [2 points]", from
+Each LOGDIR is a build/logs/labNN-KERNEL/ that labs/host/run.sh filled
+(verdict, tap.txt, console.log; and run.out, run.sh's whole output,
+when grade.sh kept it).  A test point is worth the points its line declares ("ok 3 - what [2 points]", from
 points() in labs/guest/tap.sh), else 1.  A point the lab never reached
 scores 0 and counts 1.  A run that fails for a reason that is not a test
 point (a kernel splat, a timeout, no TAP at all) scores 0 for the whole
@@ -36,8 +36,7 @@ def lab(logdir):
     tap = read(os.path.join(logdir, 'tap.txt'))
     console = read(os.path.join(logdir, 'console.log'))
     run = read(os.path.join(logdir, 'run.out'))
-    verdict = next((l for l in reversed(run)
-                    if l.startswith(('ok - ', 'not ok - '))), 'not ok - no verdict')
+    verdict = (read(os.path.join(logdir, 'verdict')) or ['not ok - no verdict'])[0]
     plan = next((int(m.group(1)) for m in
                  (re.match(r'^1\.\.(\d+)', l) for l in tap) if m), None)
     points = []
