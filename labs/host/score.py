@@ -36,7 +36,9 @@ def lab(logdir):
     tap = read(os.path.join(logdir, 'tap.txt'))
     console = read(os.path.join(logdir, 'console.log'))
     run = read(os.path.join(logdir, 'run.out'))
-    verdict = (read(os.path.join(logdir, 'verdict')) or ['not ok - no verdict'])[0]
+    verdict = (read(os.path.join(logdir, 'verdict')) or
+               [l for l in run if l.startswith(('ok - ', 'not ok - '))] or
+               ['not ok - no verdict: the lab never ran'])[0]
     plan = next((int(m.group(1)) for m in
                  (re.match(r'^1\.\.(\d+)', l) for l in tap) if m), None)
     points = []
