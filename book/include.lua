@@ -403,8 +403,12 @@ local function render_patch(attr)
   if not ref then return nil, why end
   local text = read_file(root .. "/" .. ref)
   local want_file, want_fn, want_sym = attr.file, attr["function"], attr.symbol
+  local want_text = attr.contains
   if want_fn and want_sym then return nil, "use function= or symbol=, not both" end
-  if not want_file and not want_fn and not want_sym then
+  if want_text and (want_fn or want_sym) then
+    return nil, "use contains= alone (with file= if needed), not with function= or symbol="
+  end
+  if not want_file and not want_fn and not want_sym and not want_text then
     local out = {}
     local lines = split_lines(text)
     -- drop the mbox "From <sha> <date>" line and the "-- \n<git version>" signature
@@ -427,7 +431,16 @@ local function render_patch(attr)
       matched_file = true
       local chosen = {}
       for _, h in ipairs(f.hunks) do
-        if want_sym then
+        if want_text then
+          -- contains="TEXT": the hunks with a line holding TEXT, whole;
+          -- for a change to a struct or to the middle of a function
+          for _, l in ipairs(h.lines) do
+            if l:sub(2):find(want_text, 1, true) then
+              chosen[#chosen + 1] = h
+              break
+            end
+          end
+        elseif want_sym then
           local ex = definition_excerpt(h, want_sym, names_symbol)
           if ex then chosen[#chosen + 1] = ex end
         elseif not want_fn then
@@ -462,6 +475,10 @@ local function render_patch(attr)
       table.concat(have, ", "))
   end
   if #out == 0 then
+    if want_text then
+      return nil, string.format("no hunk of %s%s contains '%s'", ref,
+        want_file and (" in " .. want_file) or "", want_text)
+    end
     if want_sym then
       return nil, string.format("no hunk of %s%s defines %s", ref,
         want_file and (" in " .. want_file) or "", want_sym)
