@@ -30,6 +30,7 @@ initrd=$BUILD/initramfs.cpio.gz
 timeout=${TIMEOUT:-300}
 name="lab $lnn on kernel $kname"
 dir=$LOGS/lab$lnn-$kname
+[ -n "${LABFILE-}" ] && dir=$dir-own	# not over the lab's own logs
 console=$dir/console.log
 tap=$dir/tap.log
 
@@ -42,7 +43,6 @@ extra=
 [ "${STOP:-0}" = 1 ] && extra=cmstop
 [ -f "labs/ch$lnn/cmdline" ] && extra="$extra $(grep -v '^#' "labs/ch$lnn/cmdline" | tr '\n' ' ')"
 
-[ -n "${LABFILE-}" ] && dir=$dir-own
 rm -rf "$dir"
 mkdir -p "$dir"
 
