@@ -195,12 +195,17 @@ fi
 # @cm-begin leak
 # No leaked charge: thousands of forks, execs and exits, and a mixed
 # anonymous + page-cache workload, leave a's usage where it began.
+# The debug kernel runs these rounds 3-12 times slower; a quarter of
+# them still finds a leak of one page per round, and keeps make check
+# within its time.
+n=1000
+[ "$(kernel_flavour)" = debug ] && n=250
 root0=$(usage)
-in_c a cm-fork-loop 2000 4 >/tmp/o/fork.out
-is "$(report_field /tmp/o/fork.out failures)" 0 "2000 fork/touch/exit rounds in a"
-in_c a cm-fork-loop 1000 4 --exec >/tmp/o/exec.out
-is "$(report_field /tmp/o/exec.out failures)" 0 "1000 fork/exec/exit rounds in a"
-in_c a sh -c 'i=0; while [ $i -lt 1000 ]; do
+in_c a cm-fork-loop $((2 * n)) 4 >/tmp/o/fork.out
+is "$(report_field /tmp/o/fork.out failures)" 0 "$((2 * n)) fork/touch/exit rounds in a"
+in_c a cm-fork-loop $n 4 --exec >/tmp/o/exec.out
+is "$(report_field /tmp/o/exec.out failures)" 0 "$n fork/exec/exit rounds in a"
+in_c a env N=$n sh -c 'i=0; while [ $i -lt $N ]; do
 	cm-anon 32 >/dev/null; cm-file /mnt/f64 --read >/dev/null
 	echo 1 >/proc/sys/vm/drop_caches; i=$((i + 1)); done'
 settle

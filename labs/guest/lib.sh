@@ -34,6 +34,15 @@ kernel_chapter() {
 	expr "${_k:-0}" + 0
 }
 
+# kernel_flavour: "debug" on a debug kernel (cmkernel=chNN-debug),
+# "default" otherwise.
+kernel_flavour() {
+	case $(cat /proc/cmdline) in
+	*cmkernel=ch[0-9][0-9]-debug*) echo debug ;;
+	*) echo default ;;
+	esac
+}
+
 # meminfo FIELD: a /proc/meminfo value, in kB.
 meminfo() {
 	awk -v f="$1:" '$1 == f { print $2 }' /proc/meminfo
