@@ -9,20 +9,8 @@ plan 56
 KCH=$(kernel_chapter)
 
 # @cm-begin helpers
-# usage C / failcnt C: a container's counters ("" is the root).
-usage() { cat "/container/${1:+$1/}memory.usage"; }
-failcnt() { cat "/container/${1:+$1/}memory.failcnt"; }
-
-# in_c C CMD...: run CMD inside container C.  A small script joins C and
-# then execs CMD, so CMD's mm_struct is made in C (exec makes a new one),
-# and CMD keeps the script's pid (start_held and release rely on that).
-mkdir -p /tmp/bin
-cat >/tmp/bin/in_c <<'END'
-#!/bin/sh
-echo $$ >"/container/$1/tasks" && shift && exec "$@"
-END
-chmod +x /tmp/bin/in_c
-PATH=/tmp/bin:$PATH
+# usage, failcnt and in_c come from lib.sh (its "containers" part).
+install_in_c
 
 # settle: remove the programs' output files (tmpfs pages, charged to the
 # container of the program that wrote them), drain the batches, drop the

@@ -9,16 +9,9 @@
 plan 25
 
 # @cm-begin helpers
-usage() { cat "/container/${1:+$1/}memory.usage"; }
-
-# in_c C CMD...: run CMD in container C, in an mm made there (see lab 4).
-mkdir -p /tmp/bin /tmp/o
-cat >/tmp/bin/in_c <<'END'
-#!/bin/sh
-echo $$ >"/container/$1/tasks" && shift && exec "$@"
-END
-chmod +x /tmp/bin/in_c
-PATH=/tmp/bin:$PATH
+# usage and in_c come from lib.sh.
+install_in_c
+mkdir -p /tmp/o
 
 # grow OUT PID K: tell cm-grow (output in OUT) to touch its pages again,
 # and wait for its report of step K (see stepped).

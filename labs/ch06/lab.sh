@@ -10,16 +10,9 @@
 plan 16
 
 # @cm-begin helpers
-usage() { cat "/container/${1:+$1/}memory.usage"; }
-failcnt() { cat "/container/${1:+$1/}memory.failcnt"; }
-
-mkdir -p /tmp/bin /tmp/o
-cat >/tmp/bin/in_c <<'END'
-#!/bin/sh
-echo $$ >"/container/$1/tasks" && shift && exec "$@"
-END
-chmod +x /tmp/bin/in_c
-PATH=/tmp/bin:$PATH
+# usage, failcnt and in_c come from lib.sh.
+install_in_c
+mkdir -p /tmp/o
 
 # sample C PID OUT: until PID exits, read C's usage over and over, and
 # write the highest value seen to OUT.

@@ -25,6 +25,27 @@ zram_ext2() {
 }
 # @cm-end zram-ext2
 
+# @cm-begin containers
+# usage C / failcnt C: a container's counters ("" is the root).
+usage() { cat "/container/${1:+$1/}memory.usage"; }
+failcnt() { cat "/container/${1:+$1/}memory.failcnt"; }
+
+# install_in_c: put the in_c command on the PATH.  "in_c C CMD..." runs
+# CMD inside container C: a small script joins C and then execs CMD, so
+# CMD's mm_struct is made in C (exec makes a new one), and CMD keeps the
+# script's pid (start_held and release rely on that).  A shell function
+# would not do: in a background subshell, $$ is still the parent's pid.
+install_in_c() {
+	mkdir -p /tmp/bin
+	cat >/tmp/bin/in_c <<'END'
+#!/bin/sh
+echo $$ >"/container/$1/tasks" && shift && exec "$@"
+END
+	chmod +x /tmp/bin/in_c
+	PATH=/tmp/bin:$PATH
+}
+# @cm-end containers
+
 # kernel_chapter: the chapter of the kernel this lab runs on, as a
 # number (run.sh passes cmkernel=chNN; 0 when it names no chapter).  A
 # lab run again on a later kernel uses it where a later patch changes
