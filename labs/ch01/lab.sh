@@ -9,10 +9,13 @@
 # one deliberate underflow warning was printed (the warning is
 # WARN_ON_ONCE, so the second underflow case is silent).
 . /lab/lib/tap.sh
+. /lab/lib/lib.sh
 
 # @cm-begin setup
 SUITE=res_counter
 CASES=15		# KUNIT_CASE()s in kernel/res_counter_kunit.c
+# chapter 7 adds a case, for res_counter_charge_over()
+[ "$(kernel_chapter)" -ge 7 ] && CASES=16
 WARNINGS=1		# WARN_ON_ONCE: the first of the two underflow cases
 RESULTS=/sys/kernel/debug/kunit/$SUITE/results
 # @cm-end setup

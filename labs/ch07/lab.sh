@@ -1,0 +1,148 @@
+#!/bin/sh
+# Lab 7: container-scoped OOM.  When reclaim cannot make room (anonymous
+# pages, no swap), a task of the full container is killed, chosen the
+# way the OOM killer always chooses (the most memory, oom_score_adj
+# respected), and only a task of that container.  A container with
+# nothing killable leaves the machine alone and waits for more room.
+. /lab/lib/tap.sh
+. /lab/lib/lib.sh
+
+plan 28
+
+# @cm-begin helpers
+# usage, failcnt and in_c come from lib.sh.
+install_in_c
+mkdir -p /tmp/o
+
+# kills: how many "Killed process" lines the container OOM has logged.
+kills() {
+	dmesg | grep -c 'Memory container out of memory: Killed process'
+}
+
+# cpu_ticks PID: user + system time PID has used, in clock ticks (1/100 s).
+cpu_ticks() {
+	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+# exits_within SECS PID: wait for PID (a child of this shell), but stop
+# it with SIGTERM if it is still there after SECS seconds.  Its status is
+# then 143, or 0 for a cm-* program holding its pages (SIGTERM releases
+# them): never 137, the status of a task the kernel killed.
+exits_within() {
+	(exec >/dev/null 2>&1; sleep "$1"; kill -TERM "$2") &
+	_dog=$!
+	wait "$2"
+	_rc=$?
+	kill "$_dog" 2>/dev/null
+	wait "$_dog" 2>/dev/null
+	return $_rc
+}
+# @cm-end helpers
+
+mkdir -p /container
+ok "the memory controller mounts" mount -t cgroup -o memory none /container
+mkdir /container/a /container/b /container/c /container/d
+
+# @cm-begin hog
+# Lab 4's stuck fault: 256 anonymous pages under a 64-page limit, no
+# swap.  Reclaim finds nothing it can free, so the charge kills.  Two
+# bigger tasks look on: one in container b (no limit), one in the root.
+ok "a 512-page task holds in b" \
+	start_held /tmp/o/b.out in_c b cm-anon 512 --hold
+big_b=$HELD_PID
+ok "a 512-page task holds in the root" \
+	start_held /tmp/o/root.out cm-anon 512 --hold
+big_root=$HELD_PID
+k0=$(kills)
+echo 64 >/container/a/memory.limit
+in_c a cm-anon 256 >/dev/null 2>&1 &
+hog=$!
+exits_within 20 "$hog"
+is "$?" 137 "the hog in a (256 pages, limit 64) is killed: SIGKILL, status 137"
+is "$(kills)" "$((k0 + 1))" "one kill, logged as 'Memory container out of memory'"
+dmesg | grep 'Memory container out of memory' | tail -n 2 |
+	sed 's/^/# /'
+ok "the log names a, its usage, limit and failcnt" \
+	sh -c "dmesg | grep -q 'Memory container out of memory: /a: usage [0-9]* pages, limit 64 pages, failcnt [0-9]'"
+ok "the bigger task in b survives" kill -0 "$big_b"
+ok "the bigger task in the root survives" kill -0 "$big_root"
+drain_cpus
+is "$(usage a)" 0 "the hog's pages are all given back"
+# @cm-end hog
+
+# @cm-begin largest
+# Three tasks share c's 1024 pages: big (600) and small (300) are held,
+# then late faults past the limit on its way to 350.  The victim is the task with the most
+# memory, big, not late, whose charge ran the OOM killer; once big's
+# pages are back, late's charge fits and late finishes.
+echo 1024 >/container/c/memory.limit
+ok "big holds 600 pages in c" start_held /tmp/o/big.out in_c c cm-anon 600 --hold
+big=$HELD_PID
+ok "small holds 300 pages in c" start_held /tmp/o/small.out in_c c cm-anon 300 --hold
+small=$HELD_PID
+in_c c cm-anon 350 >/tmp/o/late.out 2>&1 &
+late=$!
+exits_within 30 "$late"
+is "$?" 0 "late, which faulted past the limit, finishes"
+exits_within 10 "$big"
+is "$?" 137 "big, the largest, was the one killed"
+ok "small lives on" kill -0 "$small"
+# @cm-end largest
+
+# @cm-begin adj
+# The same again, but small says "kill me first" (oom_score_adj 1000
+# adds 1000/1000 of c's limit to its score) and big says "never" (-1000).
+ok "big holds 600 pages again, oom_score_adj -1000" \
+	start_held /tmp/o/big.out sh -c \
+	'echo -1000 >/proc/self/oom_score_adj && exec in_c c cm-anon 600 --hold'
+big=$HELD_PID
+echo 1000 >"/proc/$small/oom_score_adj"
+in_c c cm-anon 350 >/tmp/o/late.out 2>&1 &
+late=$!
+exits_within 20 "$small"
+is "$?" 137 "small, with oom_score_adj 1000, is killed instead"
+exits_within 30 "$late"
+is "$?" 0 "late finishes"
+release "$big"
+is "$?" 0 "big, with -1000, was left alone"
+# @cm-end adj
+
+# @cm-begin unkillable
+# Only a task with oom_score_adj -1000 in d: nothing may be killed.  Its
+# fault fails, 6.1's fault handler retries it, and every retry reclaims
+# in vain, sleeping on the way (reclaim_throttle()), so the task waits
+# without spinning.  The machine goes on; raising the limit lets it finish.
+echo 64 >/container/d/memory.limit
+k0=$(kills)
+(echo -1000 >/proc/self/oom_score_adj && exec in_c d cm-anon 256 >/dev/null) &
+stuck=$!
+sleep 3
+t0=$(cpu_ticks "$stuck")
+sleep 3
+t1=$(cpu_ticks "$stuck")
+diag "the stuck task used $((t1 - t0)) ticks of CPU in 3 s (300 = one CPU)"
+ok "the task waits, alive" kill -0 "$stuck"
+atleast 100 "$((t1 - t0))" "without spinning: under a third of a CPU"
+is "$(kills)" "$k0" "nobody was killed, in d or outside it"
+ok "the task in b is still there" kill -0 "$big_b"
+ok "the root runs a 256-page task meanwhile" cm-anon 256
+ok "the log says there was nothing to kill" \
+	sh -c "dmesg | grep -q 'Out of memory and no killable processes'"
+echo 512 >/container/d/memory.limit
+exits_within 30 "$stuck"
+is "$?" 0 "a higher limit lets it finish"
+# @cm-end unkillable
+
+# @cm-begin swap
+# With swap, the hog of the first part is not killed: reclaim writes its
+# oldest pages out, and the charge fits.
+ok "32 MiB of zram swap" zram_swap 32
+k0=$(kills)
+in_c a cm-anon 256 --verify >/tmp/o/swap.out 2>&1
+is "$?" 0 "with swap the hog finishes, its pages intact"
+is "$(kills)" "$k0" "and nobody was killed"
+# @cm-end swap
+
+release "$big_b"
+release "$big_root"
+done_testing
