@@ -9,10 +9,10 @@
      warning, and the result has what a reader needs: a TOC, every
      chapter, the diagrams inline and numbered, listings, no stray @cm-
      markers; epubcheck finds no error in the EPUB;
-  3b. every exercise of chapters 0-4 (and of any chapter that has
-     answers) has a difficulty, a time and a worked answer; the
-     instructor edition builds with all of them, and the student edition
-     (HTML and EPUB) contains none;
+  3b. every exercise of every numbered chapter (chapters/NN-*.md) that
+     has a "::: exercises" block has a difficulty, a time and a worked
+     answer; the instructor edition builds with all of them, and the
+     student edition (HTML and EPUB) contains none;
   4. each kind of mistake fails the real build, naming the chapter: a
      broken include, a broken figure, an unresolved cross-reference, a
      glossary link without an entry, a chapter without a required
@@ -179,19 +179,22 @@ def plain(html):
 
 
 def check_editions(build, make):
-    """The instructor edition builds with every answer; the student
-    edition (index.html, and the EPUB) has none of them."""
+    """Every numbered chapter with a "::: exercises" block has an effort
+    and an answer under each exercise; the instructor edition builds with
+    every answer; the student edition (index.html, and the EPUB) has none
+    of them."""
     counts = {}
     for ch in sorted(glob.glob("chapters/[0-9][0-9]-*.md")):
         text = open(ch, encoding="utf-8").read()
-        m = re.search(r"^## Exercises\n(.*?)^## ", text, re.M | re.S)
-        body = m.group(1) if m else ""
+        # the block ends at the first ":::" in column 0; answers are indented
+        m = re.search(r"^::: exercises\n(.*?)^:::$", text, re.M | re.S)
+        if not m:
+            continue
+        body = m.group(1)
         counts[ch] = (len(re.findall(r"^\d+\. ", body, re.M)),
                       len(re.findall(r"^ +::: answer$", body, re.M)),
                       len(re.findall(r"\]\{\.effort\}", body)))
     for ch, (items, answers, efforts) in counts.items():
-        if answers == 0 and not re.match(r"chapters/0[0-4]-", ch):
-            continue    # a new chapter before its answers are written
         result(items > 0 and items == answers == efforts,
                "editions: every exercise of %s has a difficulty, a time and a worked answer "
                "(%d exercises, %d answers, %d estimates)" % (ch, items, answers, efforts))
