@@ -57,7 +57,7 @@ k0=$(kills)
 echo 64 >/container/a/memory.limit
 in_c a cm-anon 256 >/dev/null 2>&1 &
 hog=$!
-exits_within 20 "$hog"
+exits_within 15 "$hog"
 is "$?" 137 "the hog in a (256 pages, limit 64) is killed: SIGKILL, status 137"
 is "$(kills)" "$((k0 + 1))" "one kill, logged as 'Memory container out of memory'"
 dmesg | grep 'Memory container out of memory' | tail -n 2 |
@@ -82,7 +82,7 @@ ok "small holds 300 pages in c" start_held /tmp/o/small.out in_c c cm-anon 300 -
 small=$HELD_PID
 in_c c cm-anon 350 >/tmp/o/late.out 2>&1 &
 late=$!
-exits_within 30 "$late"
+exits_within 20 "$late"
 is "$?" 0 "late, which faulted past the limit, finishes"
 exits_within 10 "$big"
 is "$?" 137 "big, the largest, was the one killed"
@@ -99,9 +99,9 @@ big=$HELD_PID
 echo 1000 >"/proc/$small/oom_score_adj"
 in_c c cm-anon 350 >/tmp/o/late.out 2>&1 &
 late=$!
-exits_within 20 "$small"
+exits_within 15 "$small"
 is "$?" 137 "small, with oom_score_adj 1000, is killed instead"
-exits_within 30 "$late"
+exits_within 20 "$late"
 is "$?" 0 "late finishes"
 release "$big"
 is "$?" 0 "big, with -1000, was left alone"
@@ -129,7 +129,7 @@ ok "the root runs a 256-page task meanwhile" cm-anon 256
 ok "the log says there was nothing to kill" \
 	sh -c "dmesg | grep -q 'Out of memory and no killable processes'"
 echo 512 >/container/d/memory.limit
-exits_within 30 "$stuck"
+exits_within 20 "$stuck"
 is "$?" 0 "a higher limit lets it finish"
 # @cm-end unkillable
 
