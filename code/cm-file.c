@@ -2,7 +2,7 @@
 /*
  * cm-file - bring a file's pages into the page cache, read or mapped.
  *
- *   cm-file PATH --read|--mmap [--pages N] [--wait] [--hold]
+ *   cm-file PATH --read|--mmap [--pages N] [--wait] [--hold|--loop]
  *
  * --read  reads the file with read(2), one page per call: the pages
  *         land in the page cache but are not mapped by this process.
@@ -18,6 +18,9 @@
  * --wait holds the same way before the file is even opened, so a lab can
  * change the program's container (or remove it) before the first page
  * is read; --wait and --hold together hold twice.
+ * --loop (with --mmap) holds like --hold, but keeps reading one byte of
+ * every mapped page, pass after pass, while it holds: the pages stay
+ * recently used, as the pages of a busy program do.
  *
  * Exit 0 on success; 1 if open/read/mmap fails (or a mapped read raises
  * SIGBUS), printing "cm-file: <path>: <strerror> (errno=<NAME> from <call>)";
@@ -37,7 +40,7 @@
 #include "lib.h"
 
 #define PROG	"cm-file"
-#define USAGE	"cm-file PATH --read|--mmap [--pages N] [--wait] [--hold]"
+#define USAGE	"cm-file PATH --read|--mmap [--pages N] [--wait] [--hold|--loop]"
 
 static const char *path;
 
@@ -111,11 +114,46 @@ static char *map_pages(int fd, size_t len)
 	return p;
 }
 
+/*
+ * --loop: hold as cm_hold() does, reading one byte of every page of
+ * @map, over and over, until SIGUSR1 or SIGTERM is pending.
+ */
+static void touch_loop(const char *map, size_t len)
+{
+	size_t page = cm_page_size();
+	volatile char sum = 0;
+	sigset_t set, pending;
+	size_t off;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGTERM);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	printf("%s: ready\n", PROG);
+	fflush(stdout);
+
+	/* @cm-begin loop */
+	do {
+		for (off = 0; off < len; off += page)
+			sum += map[off];
+		sigpending(&pending);
+	} while (!sigismember(&pending, SIGUSR1) &&
+		 !sigismember(&pending, SIGTERM));
+	/* @cm-end loop */
+
+	while (sigwait(&set, &sig) != 0)
+		;
+	printf("%s: released\n", PROG);
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	size_t page = cm_page_size();
 	unsigned long pages = 0;
-	int have_pages = 0, hold = 0, wait = 0, mode = 0;	/* 'r' or 'm' */
+	int have_pages = 0, hold = 0, wait = 0, loop = 0;
+	int mode = 0;					/* 'r' or 'm' */
 	unsigned long long limit, bytes;
 	char *map = NULL;
 	struct stat st;
@@ -133,6 +171,8 @@ int main(int argc, char **argv)
 			hold = 1;
 		} else if (!strcmp(arg, "--wait") && !wait) {
 			wait = 1;
+		} else if (!strcmp(arg, "--loop") && !loop) {
+			loop = 1;
 		} else if (!strcmp(arg, "--pages") && !have_pages) {
 			if (a + 1 >= argc)
 				cm_usage_error(PROG, USAGE, "--pages needs a number");
@@ -154,6 +194,8 @@ int main(int argc, char **argv)
 		cm_usage_error(PROG, USAGE, "missing PATH");
 	if (!mode)
 		cm_usage_error(PROG, USAGE, "give exactly one of --read, --mmap");
+	if (loop && (mode != 'm' || hold))
+		cm_usage_error(PROG, USAGE, "--loop goes with --mmap, without --hold");
 
 	if (wait)
 		cm_hold(PROG);
@@ -198,6 +240,8 @@ int main(int argc, char **argv)
 
 	if (hold)
 		cm_hold(PROG);
+	if (loop)
+		touch_loop(map, bytes);
 
 	if (map)
 		munmap(map, bytes);

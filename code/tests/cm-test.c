@@ -718,6 +718,57 @@ static int t_file_mmap_rss(const char *pages, long want_pages)
 	return 1;
 }
 
+/* utime + stime of @pid, in clock ticks; -1 if unknown */
+static long cpu_ticks(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long ut, st;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* after the command name, in parentheses: state, 10 fields, utime, stime */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+			 &ut, &st) != 2)
+		return -1;
+	return (long)(ut + st);
+}
+
+/* --loop: like --hold, and it keeps running (it uses CPU time) */
+static int t_file_loop(void)
+{
+	char line[256];
+	struct mapping m;
+	struct held h;
+	int ok, status;
+	long t0, t1;
+
+	ok = file_hold(&h, ARGV("cm-file", data_file, "--mmap", "--loop"));
+	if (!ok) {
+		kill_held(&h);
+		CHECK(0, "cm-file --mmap --loop did not report");
+	}
+	find_mapping(h.pid, data_file, 0, &m);
+	t0 = cpu_ticks(h.pid);
+	usleep(300000);
+	t1 = cpu_ticks(h.pid);
+	release(&h, SIGUSR1, line, sizeof(line), &status);
+	CHECK(m.found && m.rss_kb == m.size_kb, "mapping found %d, Rss %ld kB of %ld kB",
+	      m.found, m.rss_kb, m.size_kb);
+	CHECK(t0 >= 0 && t1 > t0, "no CPU time used while holding (%ld, %ld ticks)",
+	      t0, t1);
+	CHECK(!strcmp(line, "cm-file: released") && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == 0, "last line '%s' status %#x", line, status);
+	return 1;
+}
+
 static int t_file_read_unmapped(void)
 {
 	struct mapping m;
@@ -1205,6 +1256,10 @@ int main(int argc, char **argv)
 	test_bad(ARGV("cm-file", data_file, data_file, "--read"), NULL, NULL, NULL);
 	test_bad(ARGV("cm-file", data_file, "--read", "--wait", "--wait"), NULL, NULL, NULL);
 	report(t_file_wait(), "cm-file --wait: opens the file only after SIGUSR1");
+	report(t_file_loop(), "cm-file --mmap --loop: holds the mapping, keeps reading, released on SIGUSR1");
+	test_bad(ARGV("cm-file", data_file, "--read", "--loop"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-file", data_file, "--mmap", "--loop", "--hold"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-file", data_file, "--mmap", "--loop", "--loop"), NULL, NULL, NULL);
 
 	/* cm-grow */
 	report(t_grow(ARGV("cm-grow", "50"), 0, 0),
