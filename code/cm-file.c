@@ -20,7 +20,12 @@
  * is read; --wait and --hold together hold twice.
  * --loop (with --mmap) holds like --hold, but keeps reading one byte of
  * every mapped page, pass after pass, while it holds: the pages stay
- * recently used, as the pages of a busy program do.
+ * recently used, as the pages of a busy program do.  Between passes it
+ * makes the mapping inaccessible and readable again (two mprotect()s),
+ * which flushes its TLB entries: x86 clears a page's accessed bit
+ * without a flush, and a tight loop over a few pages would otherwise
+ * never set it again, while a real program's larger working set keeps
+ * pushing its entries out of the TLB.
  *
  * Exit 0 on success; 1 if open/read/mmap fails (or a mapped read raises
  * SIGBUS), printing "cm-file: <path>: <strerror> (errno=<NAME> from <call>)";
@@ -32,6 +37,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -118,7 +124,7 @@ static char *map_pages(int fd, size_t len)
  * --loop: hold as cm_hold() does, reading one byte of every page of
  * @map, over and over, until SIGUSR1 or SIGTERM is pending.
  */
-static void touch_loop(const char *map, size_t len)
+static void touch_loop(char *map, size_t len)
 {
 	size_t page = cm_page_size();
 	volatile char sum = 0;
@@ -137,6 +143,11 @@ static void touch_loop(const char *map, size_t len)
 	do {
 		for (off = 0; off < len; off += page)
 			sum += map[off];
+		if (mprotect(map, len, PROT_NONE) ||
+		    mprotect(map, len, PROT_READ)) {
+			fail("mprotect", errno);
+			exit(1);
+		}
 		sigpending(&pending);
 	} while (!sigismember(&pending, SIGUSR1) &&
 		 !sigismember(&pending, SIGTERM));

@@ -1086,14 +1086,25 @@ static int t_grow(const char *const argv[], int threaded, int leader_exits)
 	if (leader_exits) {
 		char path[64], state[256] = "";
 		FILE *f;
+		int tries;
 
+		/*
+		 * The leader's pthread_exit() may still be on its way when the
+		 * steps are done (on a loaded machine): give it 2 seconds.
+		 */
 		snprintf(path, sizeof(path), "/proc/%d/status", (int)h.pid);
-		f = fopen(path, "r");
-		while (f && fgets(state, sizeof(state), f) &&
-		       strncmp(state, "State:", 6))
-			;
-		if (f)
-			fclose(f);
+		for (tries = 0; tries < 200; tries++) {
+			state[0] = '\0';
+			f = fopen(path, "r");
+			while (f && fgets(state, sizeof(state), f) &&
+			       strncmp(state, "State:", 6))
+				;
+			if (f)
+				fclose(f);
+			if (strstr(state, "zombie"))
+				break;
+			usleep(10000);
+		}
 		if (!strstr(state, "zombie")) {
 			kill_held(&h);
 			CHECK(0, "leader state '%s', want zombie", state);
