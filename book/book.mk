@@ -23,9 +23,10 @@
 #   book-clean     remove build/book
 #
 # The spine: book.md, then front matter chapters/front-*.md, then the
-# chapters chapters/NN-slug.md, then the appendices chapters/X-slug.md
-# (X a capital letter), each in file-name order: adding a chapter is adding
-# its file.  Any pandoc warning, broken include, broken reference (see
+# chapters chapters/NN-slug.md, then back matter chapters/end-*.md (an
+# epilogue: unnumbered, like the front matter), then the appendices
+# chapters/X-slug.md (X a capital letter), each in file-name order: adding
+# a chapter is adding its file.  Any pandoc warning, broken include, broken reference (see
 # book/book.lua) or diagram that fails to render fails the build.
 
 # Including this file must not change the includer's default goal.
@@ -43,8 +44,9 @@ BOOK_EPUB     := $(BOOK_OUT)/containing-memory.epub
 BOOK_PDF      := $(BOOK_OUT)/containing-memory.pdf
 BOOK_FRONT    := $(sort $(wildcard chapters/front-*.md))
 BOOK_CHAPTERS := $(sort $(wildcard chapters/[0-9][0-9]-*.md))
+BOOK_END      := $(sort $(wildcard chapters/end-*.md))
 BOOK_BACK     := $(sort $(wildcard chapters/[A-Z]-*.md))
-BOOK_PARTS    := $(BOOK_FRONT) $(BOOK_CHAPTERS) $(BOOK_BACK)
+BOOK_PARTS    := $(BOOK_FRONT) $(BOOK_CHAPTERS) $(BOOK_END) $(BOOK_BACK)
 BOOK_ISRC     := $(BOOK_OUT)/.src/instructor.md
 BOOK_IHTML    := $(BOOK_OUT)/instructor/index.html
 BOOK_DOTS     := $(sort $(wildcard diagrams/*.dot))
@@ -92,7 +94,7 @@ $(BOOK_SRC): book.md $(BOOK_PARTS) book/book.mk
 $(BOOK_ISRC): book.md book/instructor.md $(BOOK_PARTS) book/book.mk
 	@mkdir -p $(@D)
 	@{ cat book.md; \
-	  for f in $(BOOK_FRONT) book/instructor.md $(BOOK_CHAPTERS) $(BOOK_BACK); do \
+	  for f in $(BOOK_FRONT) book/instructor.md $(BOOK_CHAPTERS) $(BOOK_END) $(BOOK_BACK); do \
 	    printf '\n\n::::::::::::::::::::: {cm-source="%s"}\n\n' "$$f"; \
 	    cat "$$f"; \
 	    printf '\n\n:::::::::::::::::::::\n'; \

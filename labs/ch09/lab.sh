@@ -9,7 +9,7 @@
 . /lab/lib/tap.sh
 . /lab/lib/lib.sh
 
-plan 14
+plan 15
 
 # @cm-begin helpers
 # usage, failcnt and in_c come from lib.sh.
@@ -26,13 +26,13 @@ remount() {
 	umount /mnt && mount -t ext2 "$MNTDEV" /mnt
 }
 
-# pressure C: with F's 256 pages charged to C, limit C to 16 pages more
-# than it has, and run a task there that needs 240 anonymous pages
-# (there is no swap: only F's pages can make room, nearly all of them).
-# Prints cm-anon's exit status.
+# pressure C N: with F's 256 pages charged to C, limit C to 16 pages
+# more than it has, and run a task there that needs N anonymous pages
+# (there is no swap: only F's pages can make room).  Prints cm-anon's
+# exit status.
 pressure() {
 	echo "$(($(usage "$1") + 16))" >"/container/$1/memory.limit"
-	in_c "$1" cm-anon 240 >/dev/null 2>&1
+	in_c "$1" cm-anon "$2" >/dev/null 2>&1
 	echo $?
 }
 # @cm-end helpers
@@ -56,7 +56,7 @@ ok "b maps F and keeps reading it" \
 busy=$HELD_PID
 b0=$(usage b)
 k0=$(kills)
-status=$(pressure a)
+status=$(pressure a 240)
 b1=$(usage b)
 diag "a's task exited with $status; b's usage went from $b0 to $b1 pages"
 is "$status" 0 "a's task gets its 240 pages: a's reclaim ignores b's references"
@@ -67,33 +67,36 @@ release "$busy"
 # @cm-end other
 
 # @cm-begin own
-# The same, but the task that keeps reading F is a's own: its references
-# are a's, so a's reclaim leaves F alone, finds nothing else to free, and
-# the OOM killer runs.  It takes a's largest task, the reader (its 256
-# mapped pages), and then F's pages can go.
+# a's own references must still count.  a's own task maps the first 128
+# of F's pages, touches each once and holds them.  Those pages were read
+# first, so they are the oldest on a's inactive list, and a's reclaim
+# meets them first: it finds them referenced by a task of a, keeps them,
+# and frees the 128 pages nobody maps.  The task under pressure asks for
+# 100 pages this time: with 16 pages of room it needs about 100 of the
+# other 128, and nothing depends on how fast the holder runs.
 echo 9223372036854775807 >/container/a/memory.limit
-drain_cpus
 remount
 in_c a cm-file /mnt/F --read >/dev/null
 drain_cpus
 atleast "$(usage a)" 256 "a pays for F's 256 pages again"
-ok "a's own task maps F and keeps reading it" \
-	start_held /tmp/o/own.out in_c a cm-file /mnt/F --mmap --loop
-busy=$HELD_PID
+ok "a's own task maps the first 128 pages of F and holds them" \
+	start_held /tmp/o/own.out in_c a cm-file /mnt/F --mmap --pages 128 --hold
+holder=$HELD_PID
+is "$(map_rss_kb "$holder" /mnt/F)" 512 "its 128 mapped pages are resident (512 kB)"
 k0=$(kills)
-status=$(pressure a)
-# release the reader if it is still there (status 0), then collect it
-kill -USR1 "$busy" 2>/dev/null
-wait "$busy"
-reader=$?
-diag "a's new task exited with $status, the reader with $reader"
-is "$(kills)" "$((k0 + 1))" "a's own references still count: reclaim failed, one kill"
-is "$reader" 137 "the victim is the reader, a's largest task"
-is "$status" 0 "then F's pages could go, and the new task got its pages"
+status=$(pressure a 100)
+rss=$(map_rss_kb "$holder" /mnt/F)
+diag "a's new task exited with $status; the holder's mapping of F: $rss kB resident"
+is "$status" 0 "a's new task gets its 100 pages: reclaim found F's other pages"
+is "$(kills)" "$k0" "nobody was killed"
+is "$rss" 512 "a's own references count: all 128 mapped pages stayed"
+release "$holder"
 # @cm-end own
 
 # @cm-begin settle
+# (the readers' output files are tmpfs pages, charged to a and b)
 echo 9223372036854775807 >/container/a/memory.limit
+rm -f /tmp/o/b.out /tmp/o/own.out
 remount
 drain_cpus
 is "$(usage a):$(usage b)" 0:0 "everything given back"
