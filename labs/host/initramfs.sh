@@ -11,6 +11,11 @@ busybox=/bin/busybox		# from busybox-static
 ldd "$busybox" >/dev/null 2>&1 &&
 	die "$busybox is dynamically linked: install busybox-static"
 
+# Two makes in one checkout (make lab in one terminal, make try in
+# another) would pack into the same stage: one at a time.
+mkdir -p "$BUILD"
+exec 8>"$BUILD/.initramfs.lock"
+flock 8
 stage=$BUILD/initramfs.d
 rm -rf "$stage"
 mkdir -p "$stage/bin" "$stage/dev" "$stage/proc" "$stage/sys" \

@@ -11,8 +11,10 @@ kernel=$BUILD/ch$nn$suffix/bzImage
 [ "$nn" = tree ] && kernel=$WT_KERNEL/bzImage	# make try-shell
 
 echo "shell: kernel $kernel; leave with 'exit' or Ctrl-a x"
+# Two CPUs as two sockets, as the labs boot them (see run.sh): with a
+# plain "-smp 2" these kernels, which have no ACPI, would bring up one.
 # shellcheck disable=SC2046
-exec qemu-system-x86_64 $(qemu_accel) -m "${MEM:-256M}" -smp "${SMP:-2}" \
+exec qemu-system-x86_64 $(qemu_accel) -m "${MEM:-256M}" -smp cpus=2,sockets=2 \
 	-nodefaults -no-reboot -display none \
 	-serial mon:stdio -serial null \
 	-kernel "$kernel" -initrd "$BUILD/initramfs.cpio.gz" \
