@@ -10,7 +10,7 @@
 plan 16
 
 # @cm-begin helpers
-# usage, failcnt and in_c come from lib.sh.
+# usage, failcnt, in_c and remount come from lib.sh.
 install_in_c
 mkdir -p /tmp/o
 
@@ -25,17 +25,12 @@ sample() {
 	echo "$_max" >"$3"
 }
 
-# remount: drop /mnt's page cache (and the buffer heads that pin it).
-remount() {
-	umount /mnt && mount -t ext2 "$MNTDEV" /mnt
-}
 # @cm-end helpers
 
 mkdir -p /container
 ok "the memory controller mounts" mount -t cgroup -o memory none /container
 ok "32 MiB of zram swap" zram_swap 32
 ok "ext2 on zram at /mnt" zram_ext2 32 /mnt
-MNTDEV=$(awk '$2 == "/mnt" { print $1 }' /proc/mounts)
 mkdir /container/a /container/b
 
 # @cm-begin stream
@@ -44,7 +39,7 @@ mkdir /container/a /container/b
 # 2048 pages of it while the root samples a's usage.
 dd if=/dev/urandom of=/mnt/big bs=4096 count=2048 2>/dev/null
 sum=$(md5sum </mnt/big)
-remount
+remount /mnt
 echo 256 >/container/a/memory.limit
 in_c a sh -c 'md5sum </mnt/big >/tmp/o/sum' &
 reader=$!
@@ -62,7 +57,7 @@ atleast "$(failcnt a)" 1 "failcnt counts the charges that had to reclaim first"
 # b's cached pages are not a's to reclaim.  b reads 512 pages and keeps
 # them cached; a streams the big file again; b's usage does not move.
 dd if=/dev/zero of=/mnt/f512 bs=4096 count=512 2>/dev/null
-remount
+remount /mnt
 in_c b cm-file /mnt/f512 --read >/dev/null
 drain_cpus
 b0=$(usage b)
@@ -89,7 +84,7 @@ release "$HELD_PID"
 
 # @cm-begin settle
 rm -f /tmp/o/*
-remount
+remount /mnt
 drain_cpus
 echo 9223372036854775807 >/container/a/memory.limit
 is "$(usage a):$(usage b)" 0:0 "everything given back"

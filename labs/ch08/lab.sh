@@ -10,7 +10,7 @@
 plan 34
 
 # @cm-begin helpers
-# usage, failcnt and in_c come from lib.sh.
+# usage, failcnt, in_c and remount come from lib.sh.
 install_in_c
 mkdir -p /tmp/o
 
@@ -24,21 +24,16 @@ type_of() { cat "/container/${1:+$1/}memory.control_type"; }
 # cached_pages: pages in the page cache now.
 cached_pages() { echo $(($(meminfo Cached) / 4)); }
 
-# remount: drop /mnt's page cache (and the buffer heads that pin it).
-remount() {
-	umount /mnt && mount -t ext2 "$MNTDEV" /mnt
-}
 # @cm-end helpers
 
 mkdir -p /container
 ok "the memory controller mounts" mount -t cgroup -o memory none /container
 ok "ext2 on zram at /mnt" zram_ext2 32 /mnt
-MNTDEV=$(awk '$2 == "/mnt" { print $1 }' /proc/mounts)
 mkdir /container/m /container/n
 for f in f512 g256 h256; do
 	dd if=/dev/urandom of=/mnt/$f bs=4096 count=${f#?} 2>/dev/null
 done
-remount
+remount /mnt
 
 # @cm-begin interface
 is "$(type_of m)" 3 "a new container charges page cache and mapped pages (3)"

@@ -12,19 +12,9 @@
 plan 15
 
 # @cm-begin helpers
-# usage, failcnt and in_c come from lib.sh.
+# usage, failcnt, in_c, kills and remount come from lib.sh.
 install_in_c
 mkdir -p /tmp/o
-
-# kills: how many "Killed process" lines the container OOM has logged.
-kills() {
-	dmesg | grep -c 'Memory container out of memory: Killed process'
-}
-
-# remount: drop /mnt's page cache (and the buffer heads that pin it).
-remount() {
-	umount /mnt && mount -t ext2 "$MNTDEV" /mnt
-}
 
 # pressure C N: with F's 256 pages charged to C, limit C to 16 pages
 # more than it has, and run a task there that needs N anonymous pages
@@ -40,13 +30,12 @@ pressure() {
 mkdir -p /container
 ok "the memory controller mounts" mount -t cgroup -o memory none /container
 ok "ext2 on zram at /mnt" zram_ext2 32 /mnt
-MNTDEV=$(awk '$2 == "/mnt" { print $1 }' /proc/mounts)
 dd if=/dev/urandom of=/mnt/F bs=4096 count=256 2>/dev/null
 mkdir /container/a /container/b
 
 # @cm-begin other
 # a reads F (256 pages, charged to a); b maps F and keeps reading it.
-remount
+remount /mnt
 in_c a cm-file /mnt/F --read >/dev/null
 drain_cpus
 a0=$(usage a)
@@ -75,7 +64,7 @@ release "$busy"
 # 100 pages this time: with 16 pages of room it needs about 100 of the
 # other 128, and nothing depends on how fast the holder runs.
 echo 9223372036854775807 >/container/a/memory.limit
-remount
+remount /mnt
 in_c a cm-file /mnt/F --read >/dev/null
 drain_cpus
 atleast "$(usage a)" 256 "a pays for F's 256 pages again"
@@ -97,7 +86,7 @@ release "$holder"
 # (the readers' output files are tmpfs pages, charged to a and b)
 echo 9223372036854775807 >/container/a/memory.limit
 rm -f /tmp/o/b.out /tmp/o/own.out
-remount
+remount /mnt
 drain_cpus
 is "$(usage a):$(usage b)" 0:0 "everything given back"
 # @cm-end settle

@@ -25,6 +25,13 @@ zram_ext2() {
 }
 # @cm-end zram-ext2
 
+# remount DIR: unmount the ext2 filesystem on DIR and mount it again,
+# which drops its page cache (and the buffer heads that pin it).
+remount() {
+	_dev=$(awk -v d="$1" '$2 == d { print $1 }' /proc/mounts)
+	[ -n "$_dev" ] && umount "$1" && mount -t ext2 "$_dev" "$1"
+}
+
 # @cm-begin containers
 # usage C / failcnt C: a container's counters ("" is the root).
 usage() { cat "/container/${1:+$1/}memory.usage"; }
@@ -45,6 +52,12 @@ END
 	PATH=/tmp/bin:$PATH
 }
 # @cm-end containers
+
+# kills: how many tasks the container OOM killer has killed since boot
+# (chapter 7 on): its "Killed process" lines in the log.
+kills() {
+	dmesg | grep -c 'Memory container out of memory: Killed process'
+}
 
 # kernel_chapter: the chapter of the kernel this lab runs on, as a
 # number (run.sh passes cmkernel=chNN; 0 when it names no chapter).  A
