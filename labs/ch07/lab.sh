@@ -10,14 +10,9 @@
 plan 28
 
 # @cm-begin helpers
-# usage, failcnt and in_c come from lib.sh.
+# usage, failcnt, in_c and kills come from lib.sh.
 install_in_c
 mkdir -p /tmp/o
-
-# kills: how many "Killed process" lines the container OOM has logged.
-kills() {
-	dmesg | grep -c 'Memory container out of memory: Killed process'
-}
 
 # cpu_ticks PID: user + system time PID has used, in clock ticks (1/100 s).
 cpu_ticks() {
@@ -122,7 +117,12 @@ sleep 3
 t1=$(cpu_ticks "$stuck")
 diag "the stuck task used $((t1 - t0)) ticks of CPU in 3 s (300 = one CPU)"
 ok "the task waits, alive" kill -0 "$stuck"
-atleast 100 "$((t1 - t0))" "without spinning: under a third of a CPU"
+# A task that spins uses 300.  The debug kernel's retries cost far more
+# (KASAN and lockdep in every reclaim pass): 86 ticks on an idle host,
+# 131 with the host's two cores busy.  It gets two thirds of a CPU.
+most=100
+[ "$(kernel_flavour)" = debug ] && most=200
+atleast "$most" "$((t1 - t0))" "without spinning: under $most ticks of CPU"
 is "$(kills)" "$k0" "nobody was killed, in d or outside it"
 ok "the task in b is still there" kill -0 "$big_b"
 ok "the root runs a 256-page task meanwhile" cm-anon 256
