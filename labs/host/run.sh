@@ -131,19 +131,21 @@ if [ -z "$why" ]; then
 	exit 0
 fi
 
+# The account below quotes lines the lab printed already; "| " in front
+# keeps make check from counting a quoted "ok 24" as a second result.
 echo "not ok - $name: $why ($secs s)" | tee "$dir/verdict"
 {
 	if [ "$failed" -gt 0 ]; then
 		echo "  failing test points:"
-		grep -A4 -E '^not ok ' "$dir/tap.txt" | sed 's/^/    /'
+		grep -A4 -E '^not ok ' "$dir/tap.txt" | sed 's/^/    | /'
 	fi
 	if [ -s "$dir/splats" ]; then
 		echo "  splat, with the console around it:"
 		first=$(grep -anE "$splat_re" "$console" | head -n 1 | cut -d: -f1)
-		sed -n "$((first > 5 ? first - 5 : 1)),$((first + 25))p" "$console" | sed 's/^/    /'
+		sed -n "$((first > 5 ? first - 5 : 1)),$((first + 25))p" "$console" | sed 's/^/    | /'
 	else
 		echo "  last console lines:"
-		tail -n 15 "$console" | sed 's/^/    /'
+		tail -n 15 "$console" | sed 's/^/    | /'
 	fi
 	echo "  logs: $dir/ (console.log, tap.log)"
 } >&2
