@@ -10,7 +10,8 @@
 #          flavour (the regression run, with KASAN and lockdep), and for
 #          every chapter with an exercise: its skeleton builds, boots and
 #          scores below full marks with a transcript, and the reference
-#          scores full
+#          scores full; last, make grade on the newest chapter's finished
+#          tree, every lab, scores full
 #
 # Every step prints "ok ..."/"not ok ..." lines (a lab's own test points
 # indented under its verdict); the totals count them all.
@@ -123,6 +124,30 @@ exercise() {
 	fi
 }
 
+# solution NN: what a student who finished chapter NN runs: make tree
+# CH=NN (the reference, in make check's own tree, just after the
+# skeleton) and make grade CH=NN, which runs every lab 0..NN on the
+# tree's kernel.  All must score full: the earlier labs have to know
+# they run on a later chapter's kernel.
+solution() {
+	n=$(expr "$1" + 0)
+	export CM_WT=$BUILD/check-tree
+	if ! CM_QUIET=1 sh labs/host/worktree.sh "$1" >"$LOGS/exercise.out" 2>&1; then
+		sed 's/^/    # /' "$LOGS/exercise.out"
+		echo "not ok - chapter $n: make tree makes the reference tree"
+		return 1
+	fi
+	out=$(GRADE_JSON=$LOGS/grade-solution-ch$1.json sh labs/host/grade.sh "$1" 2>&1)
+	unset CM_WT
+	score=$(echo "$out" | sed -n 's/^Score: //p')
+	if [ -n "$score" ] && [ "${score%/*}" = "${score#*/}" ]; then
+		echo "ok - chapter $n: make grade scores the reference tree $score on labs 0-$n"
+	else
+		echo "$out" | tail -n 30 | sed 's/^/    # /'
+		echo "not ok - chapter $n: make grade scores the reference tree full on labs 0-$n (got: ${score:-no score})"
+	fi
+}
+
 # negative N: lab N run on the chapter N-1 kernel must fail, at a test
 # point.  A lab that passes there does not prove its patch; one that
 # fails only by timing out or crashing before its first point proves
@@ -175,6 +200,10 @@ while [ $n -le "$last" ]; do
 	fi
 	n=$((n + 1))
 done
+
+if [ "$mode" = check ] && [ -f "labs/ch$lastnn/skeleton" ]; then
+	step "chapter $last: make grade on the finished tree" solution "$lastnn"
+fi
 
 if [ "$mode" = check ]; then
 	# The earlier labs run again on the newest kernel below, in its

@@ -8,7 +8,15 @@ nn=$1 flavor=${2:-default}
 suffix=
 [ "$flavor" = debug ] && suffix=-debug
 kernel=$BUILD/ch$nn$suffix/bzImage
-[ "$nn" = tree ] && kernel=$WT_KERNEL/bzImage	# make try-shell
+cmkernel=ch$nn$suffix
+if [ "$nn" = tree ]; then	# make try-shell
+	kernel=$WT_KERNEL/bzImage
+	cmkernel=ch$(wt_chapter)-$(basename "$WT")
+fi
+# So that "sh /lab/chNN/lab.sh" by hand runs as the lab would: the
+# kernel's chapter (cmkernel=, see run.sh) and what every lab adds to
+# the boot line (labs/chNN/cmdline).
+extra=$(cat labs/ch*/cmdline 2>/dev/null | grep -v '^#' | sort -u | tr '\n' ' ')
 
 echo "shell: kernel $kernel; leave with 'exit' or Ctrl-a x"
 # Two CPUs as two sockets, as the labs boot them (see run.sh): with a
@@ -18,4 +26,4 @@ exec qemu-system-x86_64 $(qemu_accel) -m "${MEM:-256M}" -smp cpus=2,sockets=2 \
 	-nodefaults -no-reboot -display none \
 	-serial mon:stdio -serial null \
 	-kernel "$kernel" -initrd "$BUILD/initramfs.cpio.gz" \
-	-append "console=ttyS0 panic=-1 cmshell quiet"
+	-append "console=ttyS0 panic=-1 cmshell quiet cmkernel=$cmkernel $extra"
