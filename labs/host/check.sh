@@ -84,15 +84,35 @@ hygiene() {
 	[ $n -gt 0 ] || echo "ok - the series is empty (chapter 0 only)"
 }
 
+# check_tree NN [exercise]: make check's own tree (build/check-tree,
+# never the reader's build/tree) at chapter NN, as make tree or make
+# exercise makes it; on failure, what worktree.sh said.
+check_tree() {
+	CM_WT=$BUILD/check-tree CM_QUIET=1 sh labs/host/worktree.sh "$@" \
+		>"$LOGS/exercise.out" 2>&1 && return 0
+	sed 's/^/    # /' "$LOGS/exercise.out"
+	return 1
+}
+
+# full_marks WHAT OUT: "ok - WHAT: SCORE" if make grade's (or score.py's)
+# output OUT ends in full marks; else its last lines and "not ok".
+full_marks() {
+	score=$(echo "$2" | sed -n 's/^Score: //p')
+	if [ -n "$score" ] && [ "${score%/*}" = "${score#*/}" ]; then
+		echo "ok - $1: $score"
+	else
+		echo "$2" | tail -n 30 | sed 's/^/    # /'
+		echo "not ok - $1: full marks (got: ${score:-no score})"
+	fi
+}
+
 # exercise NN: make exercise's skeleton of chapter NN (made in a tree of
 # make check's own, never the reader's build/tree) builds, boots, and
 # make grade scores it below full marks with a transcript; the reference
 # kernel's run of lab NN, just before, scores full.  One boot in all.
 exercise() {
 	n=$(expr "$1" + 0)
-	export CM_WT=$BUILD/check-tree
-	if ! CM_QUIET=1 sh labs/host/worktree.sh "$1" exercise >"$LOGS/exercise.out" 2>&1; then
-		sed 's/^/    # /' "$LOGS/exercise.out"
+	if ! check_tree "$1" exercise; then
 		echo "not ok - chapter $n: make exercise makes a skeleton"
 		return 1
 	fi
@@ -100,7 +120,8 @@ exercise() {
 	# is all this check needs (a score below full, with a transcript),
 	# and a lab that waits for what a hollow function never does (lab
 	# 7's kill) does not wait through every part.
-	out=$(STOP=1 GRADE_LABS=$1 GRADE_JSON=$LOGS/grade-skeleton-ch$1.json sh labs/host/grade.sh "$1" 2>&1)
+	out=$(CM_WT=$BUILD/check-tree STOP=1 GRADE_LABS=$1 \
+		GRADE_JSON=$LOGS/grade-skeleton-ch$1.json sh labs/host/grade.sh "$1" 2>&1)
 	score=$(echo "$out" | sed -n 's/^Score: //p')
 	if echo "$out" | grep -q '^kernel .*: up to date\|^kernel .*/bzImage$' &&
 		grep -q '"plan": [0-9]' "$LOGS/grade-skeleton-ch$1.json" &&
@@ -111,17 +132,10 @@ exercise() {
 		echo "$out" | tail -n 30 | sed 's/^/    # /'
 		echo "not ok - chapter $n: the skeleton builds, boots, and scores below full (got: ${score:-no score})"
 	fi
-	unset CM_WT
 	# The reference's lab NN ran in the step before: score that run.
-	out=$(python3 labs/host/score.py "$1" "$LOGS/grade-reference-ch$1.json" \
-		"the reference kernel build/ch$1" "$LOGS/lab$1-ch$1" 2>&1)
-	score=$(echo "$out" | sed -n 's/^Score: //p')
-	if [ -n "$score" ] && [ "${score%/*}" = "${score#*/}" ]; then
-		echo "ok - chapter $n: make grade scores the reference $score"
-	else
-		echo "$out" | tail -n 30 | sed 's/^/    # /'
-		echo "not ok - chapter $n: make grade scores the reference full (got: ${score:-no score})"
-	fi
+	full_marks "chapter $n: make grade scores the reference" \
+		"$(python3 labs/host/score.py "$1" "$LOGS/grade-reference-ch$1.json" \
+			"the reference kernel build/ch$1" "$LOGS/lab$1-ch$1" 2>&1)"
 }
 
 # solution NN: what a student who finished chapter NN runs: make tree
@@ -131,21 +145,13 @@ exercise() {
 # they run on a later chapter's kernel.
 solution() {
 	n=$(expr "$1" + 0)
-	export CM_WT=$BUILD/check-tree
-	if ! CM_QUIET=1 sh labs/host/worktree.sh "$1" >"$LOGS/exercise.out" 2>&1; then
-		sed 's/^/    # /' "$LOGS/exercise.out"
+	if ! check_tree "$1"; then
 		echo "not ok - chapter $n: make tree makes the reference tree"
 		return 1
 	fi
-	out=$(GRADE_JSON=$LOGS/grade-solution-ch$1.json sh labs/host/grade.sh "$1" 2>&1)
-	unset CM_WT
-	score=$(echo "$out" | sed -n 's/^Score: //p')
-	if [ -n "$score" ] && [ "${score%/*}" = "${score#*/}" ]; then
-		echo "ok - chapter $n: make grade scores the reference tree $score on labs 0-$n"
-	else
-		echo "$out" | tail -n 30 | sed 's/^/    # /'
-		echo "not ok - chapter $n: make grade scores the reference tree full on labs 0-$n (got: ${score:-no score})"
-	fi
+	full_marks "chapter $n: make grade on the reference tree, labs 0-$n" \
+		"$(CM_WT=$BUILD/check-tree GRADE_JSON=$LOGS/grade-solution-ch$1.json \
+			sh labs/host/grade.sh "$1" 2>&1)"
 }
 
 # negative N: lab N run on the chapter N-1 kernel must fail, at a test

@@ -213,3 +213,19 @@ wt_chapter() {
 	cat "$WT_KERNEL/chapter" 2>/dev/null ||
 		die "no $WT: make tree CH=N or make exercise CH=N first"
 }
+
+# guest_kernel NN|tree [FLAVOR]: set $kernel (the bzImage to boot),
+# $kname (its name in logs: chNN, chNN-debug, or the tree's) and
+# $cmkernel (the guest's cmkernel=: labs whose expectations change with
+# a later patch read the chapter from it; a tree's kernel is at the
+# chapter the tree was made at).
+guest_kernel() {
+	if [ "$1" = tree ]; then
+		kname=$(basename "$WT") kernel=$WT_KERNEL/bzImage
+		cmkernel=ch$(wt_chapter)-$kname
+	else
+		kname=ch$1
+		[ "${2:-default}" = debug ] && kname=$kname-debug
+		kernel=$BUILD/$kname/bzImage cmkernel=$kname
+	fi
+}

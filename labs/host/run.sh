@@ -20,17 +20,8 @@ set -u
 . labs/host/common.sh
 
 knn=$1 lnn=$2 flavor=${3:-default}
-suffix=
-[ "$flavor" = debug ] && suffix=-debug
-kname=ch$knn$suffix
-kernel=$BUILD/ch$knn$suffix/bzImage
 # KERNEL_NN "tree": the kernel of the reader's tree (make try, make grade).
-[ "$knn" = tree ] && kname=$(basename "$WT") kernel=$WT_KERNEL/bzImage
-# The guest learns the kernel's chapter from cmkernel=chNN (labs whose
-# expectations change with a later patch ask kernel_chapter); a tree's
-# kernel is at the chapter the tree was made at.
-cmkernel=$kname
-[ "$knn" = tree ] && cmkernel=ch$(wt_chapter)-$kname
+guest_kernel "$knn" "$flavor"
 initrd=$BUILD/initramfs.cpio.gz
 timeout=${TIMEOUT:-300}
 name="lab $lnn on kernel $kname"

@@ -5,17 +5,10 @@ set -eu
 . labs/host/common.sh
 
 nn=$1 flavor=${2:-default}
-suffix=
-[ "$flavor" = debug ] && suffix=-debug
-kernel=$BUILD/ch$nn$suffix/bzImage
-cmkernel=ch$nn$suffix
-if [ "$nn" = tree ]; then	# make try-shell
-	kernel=$WT_KERNEL/bzImage
-	cmkernel=ch$(wt_chapter)-$(basename "$WT")
-fi
+guest_kernel "$nn" "$flavor"	# NN "tree": make try-shell
 # So that "sh /lab/chNN/lab.sh" by hand runs as the lab would: the
-# kernel's chapter (cmkernel=, see run.sh) and what every lab adds to
-# the boot line (labs/chNN/cmdline).
+# kernel's chapter (cmkernel=, see guest_kernel in common.sh) and what
+# every lab adds to the boot line (labs/chNN/cmdline).
 extra=$(cat labs/ch*/cmdline 2>/dev/null | grep -v '^#' | sort -u | tr '\n' ' ')
 
 echo "shell: kernel $kernel; leave with 'exit' or Ctrl-a x"
