@@ -69,6 +69,16 @@ hygiene() {
 		else
 			echo "not ok - $p applies"
 		fi
+		# One series: "[PATCH n/N]", N the number of patches in it (a
+		# patch exported alone says "[PATCH]", one from an older, shorter
+		# series says "n/8").
+		want="[PATCH $n/$(nr_patches)]"
+		subj=$(sed -n 's/^Subject: //p' "patches/$p" | head -n 1)
+		case $subj in
+		"$want "*) echo "ok - $p: its subject says $want" ;;
+		*) echo "not ok - $p: its subject says $want"
+			echo "    # Subject: $subj" ;;
+		esac
 		# checkpatch runs scripts/spdxcheck.py with "env python3": make
 		# that Debian's, which has python3-ply and python3-git.
 		r=$(cd "$TREE" && PATH=/usr/bin:/bin:$PATH perl \
