@@ -1308,6 +1308,25 @@ int main(int argc, char **argv)
 		test_bad(ARGV("cm-stat", sdir, "--hold", "--hold"), NULL, NULL, NULL);
 	}
 
+	/*
+	 * cm-perf: its arguments only.  Whether it may open a perf event
+	 * depends on the host (perf_event_paranoid, a container's seccomp
+	 * profile); the guest, where it runs as root, is where it maps.
+	 */
+	test_bad(ARGV("cm-perf"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-perf", ""), NULL, NULL, NULL);
+	test_bad(ARGV("cm-perf", "0"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-perf", "3"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-perf", "12"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-perf", "-8"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-perf", "+8"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-perf", "0x8"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-perf", "99999999999999999999"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-perf", pagesbuf), NULL, NULL, NULL);
+	test_bad(ARGV("cm-perf", "8", "16"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-perf", "8", "--bogus"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-perf", "8", "--hold", "--hold"), NULL, NULL, NULL);
+
 	/* cm-write */
 	report(write_case("", "100\\n", "ok 4\n", "100\n", 4),
 	       "cm-write '100\\n': one 4-byte write, 'ok 4'");
@@ -1358,6 +1377,36 @@ int main(int argc, char **argv)
 	test_bad(ARGV("cm-fork-loop", "5", pagesbuf), NULL, NULL, NULL);
 	test_bad(ARGV("cm-fork-loop", "5", "4", "6"), NULL, NULL, NULL);
 	test_bad(ARGV("cm-fork-loop", "5", "--bogus"), NULL, NULL, NULL);
+
+	/*
+	 * cm-race: its arguments only; a race needs the guest's memory
+	 * containers.  RA and RB do not exist, so a run that got past the
+	 * checks would fail with 1, not 2.
+	 */
+	{
+		const char *ra = strdup(tmp("ra")), *rb = strdup(tmp("rb"));
+
+		test_bad(ARGV("cm-race"), NULL, NULL, NULL);
+		test_bad(ARGV("cm-race", "fork", "4", "64", ra), NULL, NULL, NULL);
+		test_bad(ARGV("cm-race", "spawn", "4", "64", ra, rb), NULL, NULL, NULL);
+		test_bad(ARGV("cm-race", "", "4", "64", ra, rb), NULL, NULL, NULL);
+		test_bad(ARGV("cm-race", "fork", "0", "64", ra, rb), NULL, NULL, NULL);
+		test_bad(ARGV("cm-race", "fork", "1001", "64", ra, rb), NULL, NULL, NULL);
+		test_bad(ARGV("cm-race", "exec", "+4", "64", ra, rb), NULL, NULL, NULL);
+		test_bad(ARGV("cm-race", "exec", "4", "31", ra, rb), NULL, NULL, NULL);
+		test_bad(ARGV("cm-race", "exec", "4", "0x40", ra, rb), NULL, NULL, NULL);
+		test_bad(ARGV("cm-race", "fork", "4", "99999999999999999999", ra, rb),
+			 NULL, NULL, NULL);
+		test_bad(ARGV("cm-race", "fork", "4", "64", ra, ra), NULL, NULL, NULL);
+		test_bad(ARGV("cm-race", "fork", "4", "64", "", rb), NULL, NULL, NULL);
+		test_bad(ARGV("cm-race", "fork", "4", "64", ra, rb, ra), NULL, NULL, NULL);
+		test_bad(ARGV("cm-race", "fork", "4", "64", ra, rb, "--bogus"),
+			 NULL, NULL, NULL);
+		test_bad(ARGV("cm-race", "--hold", "fork", "4", "64", ra, rb, "--hold"),
+			 NULL, NULL, NULL);
+		test_bad(ARGV("cm-race", "--touch", "64"), NULL, NULL, NULL);
+		test_bad(ARGV("cm-race", "--touch", "64", "1", "x"), NULL, NULL, NULL);
+	}
 
 	/* cm-runas */
 	report(t_runas_ids(), "cm-runas 65534: uid, gid 65534 (real, effective, saved), no supplementary groups");

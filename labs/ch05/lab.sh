@@ -6,7 +6,7 @@
 . /lab/lib/tap.sh
 . /lab/lib/lib.sh
 
-plan 25
+plan 30
 
 # @cm-begin helpers
 # usage and in_c come from lib.sh.
@@ -145,6 +145,98 @@ ok "with the leader exited, c is removed" rmdir /container/c
 ok "and the orphaned mm still grows by 256 pages" grow /tmp/o/z.out "$HELD_PID" 1
 stop "$HELD_PID"
 # @cm-end removed
+
+# @cm-begin race-fork
+# A new mm is charged to the container of the task that makes it, read
+# in mm_init(): the parent's in fork(), the task's own at the start of
+# execve().  Where the task lives is settled later: in cgroup_post_fork(),
+# or by a move that lands before exec_mmap() puts the new mm in place.
+# A move in between would leave the task in one container and its pages
+# charged to the other.  cm-race forks while a second thread moves the
+# parent between ra and rb as fast as it can, or moves each exec'ing
+# child to rb in the middle of its execve(); then it kills the children
+# one by one and checks that each one's pages come back to the
+# container the child is in.
+mkdir /container/ra /container/rb
+
+# race MODE N PAGES WHAT: run cm-race MODE between ra and rb.  No child
+# may be charged to the wrong container, nor leave an unclear account;
+# on a failure, every child's line goes into the TAP as a comment.
+race() {
+	cm-race "$1" "$2" "$3" /container/ra /container/rb >/tmp/o/race.out 2>&1
+	_sum=$(sed -n "s/^cm-race: mode=$1 //p" /tmp/o/race.out)
+	diag "cm-race $1: $(report_field /tmp/o/race.out moves) moves; $_sum"
+	[ "$_sum" = "children=$2 wrong=0 unclear=0" ] ||
+		sed 's/^/#   /' /tmp/o/race.out
+	is "$_sum" "children=$2 wrong=0 unclear=0" "$4"
+	rm -f /tmp/o/race.out
+}
+race fork 24 64 "24 forks while the parent moves: each child pays where it is"
+race exec 20 64 "20 execs moved halfway: each child pays where it is"
+# @cm-end race-fork
+
+# @cm-begin race-oom
+# The container OOM killer (chapter 7) chooses among the tasks whose mm
+# is charged to the container, and each of them must be a task of the
+# container.  After a fork race, with the children still there, a hog
+# in ra that may not be killed itself (oom_score_adj -1000) asks for
+# 4096 pages with ra's limit at its usage: the OOM killer kills until
+# nothing in ra is left to kill.  (The hog runs before the limit is set:
+# execve() into a full container fails.)
+
+# among LIST WORDS...: LIST has words, and every one is one of WORDS.
+among() {
+	_list=$1
+	shift
+	[ -n "$_list" ] || return 1
+	for _w in $_list; do
+		case " $* " in *" $_w "*) ;; *) return 1 ;; esac
+	done
+}
+
+# nothing_to_kill: how many times an OOM killer found nothing to kill.
+nothing_to_kill() {
+	dmesg | grep -c 'Out of memory and no killable processes'
+}
+
+if [ "$(kernel_chapter)" -ge 7 ]; then
+	start_held /tmp/o/hold.out \
+		cm-race fork 24 64 /container/ra /container/rb --hold
+	race=$HELD_PID
+	start_held /tmp/o/hog.out sh -c \
+		'echo -1000 >/proc/self/oom_score_adj && exec in_c ra cm-grow 4096'
+	hog=$HELD_PID
+	tasks=$(cat /container/ra/cgroup.procs)
+	k0=$(kills)
+	n0=$(nothing_to_kill)
+	usage ra >/container/ra/memory.limit
+	kill -USR1 "$hog"
+	i=0
+	while [ "$(nothing_to_kill)" = "$n0" ] && [ $i -lt 300 ]; do
+		i=$((i + 1))
+		usleep 100000
+	done
+	victims=$(dmesg |
+		sed -n 's/.*Memory container out of memory: Killed process \([0-9]*\).*/\1/p' |
+		tail -n +$((k0 + 1)))
+	diag "tasks of ra: $(echo $tasks)"
+	diag "killed: $(echo $victims)"
+	ok "every task the OOM killer of ra killed was a task of ra" \
+		among "$victims" $tasks
+	echo 9223372036854775807 >/container/ra/memory.limit
+	stepped /tmp/o/hog.out 1
+	stop "$hog"
+	release "$race"		# its children the OOM killer took are "gone"
+else
+	skip "every task the OOM killer of ra killed was a task of ra" \
+		"chapter $(kernel_chapter) kernel: no container OOM killer yet (chapter 7)"
+fi
+# @cm-end race-oom
+
+rm -f /tmp/o/*
+drain_cpus
+is "$(usage ra):$(usage rb)" 0:0 "all the children gone: ra and rb are back to 0"
+ok "rmdir ra and rb" rmdir /container/ra /container/rb
 
 ok "rmdir a and b" rmdir /container/a /container/b
 done_testing
