@@ -3,11 +3,13 @@
 # only: page cache it reads costs it nothing until one of its tasks maps
 # the pages, and each mapped page is given back when its last mapping
 # goes, while the page stays cached.  3 (the default) charges page cache
-# again; 2 behaves like 1, as in 2007; anything else is refused.
+# again; 2 behaves like 1, as in 2007; anything else is refused.  Only
+# cache pages are charged at map time: a perf ring buffer is not; and a
+# mapped-only charge survives compaction (migration) and swapoff.
 . /lab/lib/tap.sh
 . /lab/lib/lib.sh
 
-plan 34
+plan 54
 
 # @cm-begin helpers
 # usage, failcnt, in_c and remount come from lib.sh.
@@ -127,5 +129,170 @@ in_c m dd if=/dev/zero of=/t/z bs=4096 count=256 2>/dev/null
 drain_cpus
 is "$(usage m)" "$u0" "m writes 256 pages to tmpfs and pays for none"
 # @cm-end tmpfs
+
+# @cm-begin perf
+# A ->fault handler may hand out any page.  perf's returns a page of the
+# event's ring buffer, which perf allocated itself and frees itself,
+# with __free_page(), past every uncharge point: such a page is not the
+# container's to charge, whatever its type.  cm-perf maps a buffer of
+# 1 + 64 pages and reads every page, one fault each, then holds.
+#
+# While it holds, its container pays for cm-perf's own pages only: its
+# anonymous pages (stack, data, heap; smaps_rollup counts them exactly)
+# and, in p3, the one page of its report file in /tmp, page cache that a
+# container of type 3 pays for (p1 does not).  That is 2 pages of slack;
+# a charged buffer would be 65 pages over.  A grace period after
+# cm-perf exits, perf has freed the buffer (call_rcu()); without its
+# report file, p3 is back at 0 like p1, unless a charge was lost or
+# leaked.
+for t in 1 3; do
+	mkdir /container/p$t
+	set_type p$t $t
+	ok "cm-perf maps and reads a 65-page perf buffer in p$t (type $t)" \
+		start_held /tmp/o/perf.out in_c p$t cm-perf 64 --hold
+	up=$(usage p$t)
+	pown=$(($(rollup_kb "$HELD_PID" Anonymous) / 4))
+	diag "p$t's usage with the buffer mapped: $up; cm-perf's own anonymous pages: $pown"
+	within "$up" "$pown" 2 "p$t pays for cm-perf's own pages, not for the buffer"
+	release "$HELD_PID"
+	rm -f /tmp/o/perf.out
+	sleep 1
+	drain_cpus
+	is "$(usage p$t)" 0 "cm-perf exits, perf frees the buffer: p$t's usage is 0"
+done
+# @cm-end perf
+
+# @cm-begin compact
+# Compaction migrates pages: it unmaps each one (migration entries in
+# place of its mappings), copies it to a new frame and maps the copy.
+# The unmap is a last unmap, but the charge of a mapped-only page must
+# go with the copy, as a charge for life does.
+#
+# pfns PID PATH: the page-frame number of each page of PID's mapping of
+# PATH, one a line, in hex, from /proc/PID/pagemap: 8 bytes a page,
+# bits 0-54 the frame and the top byte flags, cut off (bit 55,
+# soft-dirty, is 0 on these kernels).
+pfns() {
+	_r=$(awk -v p="$2" '$6 == p { print $1; exit }' "/proc/$1/maps")
+	_lo=$(printf '%d' "0x${_r%-*}")
+	_hi=$(printf '%d' "0x${_r#*-}")
+	dd if="/proc/$1/pagemap" bs=8 skip=$((_lo / 4096)) \
+		count=$(((_hi - _lo) / 4096)) 2>/dev/null |
+		od -A n -t x8 -v | tr -s ' ' '\n' | grep . | cut -c 3-
+}
+# vm_event NAME: a /proc/vmstat counter; empty on a kernel without
+# CONFIG_VM_EVENT_COUNTERS, which has none of the event counters.
+vm_event() {
+	awk -v f="$1" '$1 == f { print $2 }' /proc/vmstat
+}
+
+# x maps 256 pages of a new file in c, of type 1, and holds; then the
+# whole machine's memory is compacted.  x's own pages are charged for
+# life and x is idle, so nothing should change c's usage at all; 2
+# pages of slack, when the bug gives back one page per page moved.
+#
+# Compaction moves pages only into free pages of pageblocks (2 MiB)
+# that are in use already: it does not break up a free block.  Its
+# migration scanner works up from the bottom of the zone, its free
+# scanner down from the top, and the pages below where they meet move.
+# A guest this size is mostly free blocks, so as it comes, few pages
+# move, and few or none of x's: 39 and 71 of the 256 in two runs.  So
+# the lab arranges memory, in three steps, with the root's pages:
+#
+# - a hog holds 8192 pages while x maps its own: the hog takes the
+#   small free fragments that earlier parts left all over memory (the
+#   allocator hands those out first, many of them at the top of the
+#   zone), so x's pages come from fresh memory above the hog;
+# - then two tmpfs files are written a page each in turn, 10240 pages
+#   each, above x's pages, and one of them is deleted: 40 MiB of free
+#   pages inside blocks in use, for the free scanner to fill;
+# - the hog goes, leaving free memory below x, where nothing is moved.
+#
+# The scanners then meet inside the files' blocks, above x, and all of
+# x's pages move: 255 or 256 of them in the runs so far (with the
+# files but no hog, 113 to 250: the ones left were x's pages at the top
+# of the zone).  64 is enough to see the bug.
+mkdir /container/c
+set_type c 1
+dd if=/dev/urandom of=/mnt/c256 bs=4096 count=256 2>/dev/null
+remount /mnt
+drain_cpus
+ok "a hog holds 8192 pages in the root" \
+	start_held /tmp/o/hog.out cm-anon 8192 --hold
+hog=$HELD_PID
+ok "x maps and touches 256 pages of a new file in c (type 1)" \
+	start_held /tmp/o/c.out in_c c cm-file /mnt/c256 --mmap --hold
+x=$HELD_PID
+drain_cpus			# compaction takes pages off the LRU lists only
+cown=$(($(rollup_kb "$x" Anonymous) / 4))
+uc=$(usage c)
+diag "c's usage: $uc; x's own anonymous pages: $cown"
+within "$uc" "$((256 + cown))" 2 "c pays for the 256 mapped pages (+ x's own)"
+awk 'BEGIN { p = sprintf("%4096s", "")
+	for (i = 0; i < 10240; i++) {
+		printf "%s", p >"/tmp/o/fill1"
+		printf "%s", p >"/tmp/o/fill2"
+	} }'
+rm /tmp/o/fill2
+release "$hog"
+pfns "$x" /mnt/c256 >/tmp/o/pfn0
+mig0=$(vm_event pgmigrate_success)
+echo 1 >/proc/sys/vm/compact_memory
+mig1=$(vm_event pgmigrate_success)
+pfns "$x" /mnt/c256 >/tmp/o/pfn1
+moved=$(awk 'NR == FNR { f[FNR] = $1; next } $1 != f[FNR] { n++ }
+	END { print n + 0 }' /tmp/o/pfn0 /tmp/o/pfn1)
+diag "compaction moved $moved of x's 256 pages; c's usage now $(usage c)"
+atleast "$moved" 64 "compaction migrated x's pages (at least 64 of 256 moved)"
+if [ -n "$mig0" ]; then
+	atleast "$((mig1 - mig0))" "$moved" "pgmigrate_success counts them"
+else
+	skip "pgmigrate_success counts them" "no VM event counters in this kernel"
+fi
+within "$(usage c)" "$uc" 2 "c's usage did not move: each charge went with its page"
+release "$x"
+rm /tmp/o/fill1
+drain_cpus
+is "$(usage c)" 0 "x unmaps and exits: c's usage is 0"
+# @cm-end compact
+
+# @cm-begin swapoff
+# swapoff reads every page of a swap device back and maps it in place
+# of its swap entry, in the task that owns it, without a fault:
+# unuse_pte_range() reads it with swapin_readahead(), which charges
+# through mem_container_cache_charge() (nothing, for the task's
+# container of type 1), and unuse_pte() maps it.  Each such page must
+# be charged there as do_swap_page() charges a page it maps.
+#
+# y, in s of type 1, touches 512 anonymous pages under a 256-page
+# limit: about half go out to swap (swap in use grows by 320 pages,
+# the pages out plus the free slots the per-CPU slot caches hold; 200
+# is a floor).  With the limit lifted, swapoff brings them all back.
+# Every anonymous page y maps was charged to s when y touched it, or
+# must be when it comes back, and nothing else is charged to s: its
+# usage equalled y's anonymous pages (smaps_rollup) in every run.  The
+# 4 pages of slack keep the point about the pages swapoff maps, which
+# the bug leaves out, some 280 of them.
+ok "32 MiB of zram swap" zram_swap 32
+mkdir /container/s
+set_type s 1
+echo 256 >/container/s/memory.limit
+swap0=$(($(meminfo SwapTotal) - $(meminfo SwapFree)))
+ok "y touches 512 pages in s (type 1, limit 256) and holds" \
+	start_held /tmp/o/s.out in_c s cm-anon 512 --hold
+y=$HELD_PID
+swapped=$((($(meminfo SwapTotal) - $(meminfo SwapFree) - swap0) / 4))
+diag "swap in use grew by $swapped pages; s's usage $(usage s)"
+atleast "$swapped" 200 "at least 200 of them are out in swap"
+echo 9223372036854775807 >/container/s/memory.limit
+ok "swapoff brings them back" swapoff /dev/zram0
+yanon=$(($(rollup_kb "$y" Anonymous) / 4))
+diag "after swapoff: s's usage $(usage s); y's anonymous pages $yanon"
+atleast "$yanon" 512 "y maps all 512 pages again (and its own)"
+atleast "$(usage s)" "$((yanon - 4))" "s pays for every page y maps"
+release "$y"
+drain_cpus
+is "$(usage s)" 0 "y exits: s's usage is 0"
+# @cm-end swapoff
 
 done_testing
