@@ -7,7 +7,9 @@ SHELL := /bin/sh
 BUILD := build
 FLAVOR ?= default
 KVM ?= 0
-TIMEOUT ?= 300
+# TIMEOUT (seconds per boot): unset, each lab has its own ("# timeout:"
+# in labs/chNN/lab.sh, three times that on the debug flavour).
+TIMEOUT ?=
 export BUILD KVM TIMEOUT
 
 # Validate the variables before anything runs: one clear line, then stop.
@@ -16,7 +18,7 @@ nondigits = $(strip $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(sub
 	5,,$(subst 6,,$(subst 7,,$(subst 8,,$(subst 9,,$(1))))))))))))
 LAST := $(shell sh -c '. labs/host/common.sh; nr_patches')
 
-ifneq ($(filter kernel lab shell tree exercise grade,$(MAKECMDGOALS)),)
+ifneq ($(filter kernel lab shell tree exercise grade stress,$(MAKECMDGOALS)),)
 ifneq ($(call nondigits,$(value CH)),)
 $(error CH is not a chapter number: valid chapters are 0-$(LAST) (0 = unpatched 6.1))
 endif
@@ -52,6 +54,29 @@ $(error LABFILE=$(value LABFILE): no such file)
 endif
 export LABFILE
 endif
+# make stress: SECONDS of load (60), SEED (a new one each run, printed),
+# CPUS (4, the lab kernels' NR_CPUS), on the debug flavour unless FLAVOR
+# is given.
+SECONDS ?= 60
+CPUS ?= 4
+ifneq ($(filter stress,$(MAKECMDGOALS)),)
+ifneq ($(call nondigits,$(value SECONDS))$(filter 0 00 000,$(value SECONDS)),)
+$(error SECONDS must be a whole number of seconds, above 0)
+endif
+ifneq ($(words $(value SECONDS)),1)
+$(error SECONDS must be a whole number of seconds, above 0)
+endif
+ifeq ($(filter 1 2 3 4,$(value CPUS)),)
+$(error CPUS must be 1, 2, 3 or 4 (the lab kernels have NR_CPUS=4))
+endif
+ifneq ($(value SEED),)
+ifneq ($(call nondigits,$(value SEED))$(filter-out 1,$(words $(value SEED))),)
+$(error SEED must be a whole number)
+endif
+endif
+STRESS_SEED := $(or $(value SEED),$(shell od -An -N2 -tu2 /dev/urandom | tr -d ' '))
+STRESS_FLAVOR := $(if $(filter command line environment,$(origin FLAVOR)),$(FLAVOR),debug)
+endif
 ifeq ($(filter default debug,$(value FLAVOR)),)
 $(error FLAVOR is not a flavour: use FLAVOR=default or FLAVOR=debug)
 endif
@@ -61,7 +86,7 @@ endif
 ifneq ($(call nondigits,$(value TIMEOUT))$(filter 0 00 000,$(value TIMEOUT)),)
 $(error TIMEOUT must be a whole number of seconds (per QEMU boot), above 0)
 endif
-ifeq ($(strip $(value TIMEOUT)),)
+ifneq ($(filter-out 0 1,$(words $(value TIMEOUT))),)
 $(error TIMEOUT must be a whole number of seconds (per QEMU boot), above 0)
 endif
 
@@ -69,7 +94,7 @@ CODE := $(abspath $(BUILD))/code
 INITRAMFS := $(BUILD)/initramfs.cpio.gz
 
 .PHONY: all help deps check kernel lab shell tree patches hooks code \
-	code-test initramfs clean exercise try try-shell grade
+	code-test initramfs clean exercise try try-shell grade stress
 
 all: deps
 	@sh labs/host/check.sh all
@@ -83,6 +108,8 @@ help:
 	@echo '  make kernel CH=N      build build/chNN/bzImage (patches 1..N applied)'
 	@echo '  make lab CH=N         build the kernel if needed and run lab N in QEMU'
 	@echo '  make shell CH=N       boot the chapter-N kernel with a shell'
+	@echo '  make stress CH=N      everything at once on the debug kernel, invariants'
+	@echo '                        checked (SECONDS=60 SEED=n CPUS=4 FLAVOR=debug)'
 	@echo '  make book             build/book/index.html and the EPUB'
 	@echo '  make tree CH=N        build/tree: the kernel at chapter N, to edit and try'
 	@echo '  make exercise CH=N    build/tree at chapter N with TODOs to fill in'
@@ -93,7 +120,8 @@ help:
 	@echo '  make hooks            compile the changed files with every hook on, and sparse'
 	@echo '  make clean            remove build/ (the kernel tree too)'
 	@echo
-	@echo '  CH=0..$(LAST)   FLAVOR=default|debug   KVM=0|1   TIMEOUT=seconds (per boot)'
+	@echo '  CH=0..$(LAST)   FLAVOR=default|debug   KVM=0|1   TIMEOUT=seconds (per boot;'
+	@echo '  default: set by each lab, 3x on debug)'
 	@echo '  LAB=0..$(LAST) (make lab, make try: run lab K instead)   LABFILE=path (run'
 	@echo '  that script instead of the lab, with its boot options)'
 
@@ -119,6 +147,9 @@ initramfs: code
 lab: kernel initramfs
 	@sh labs/host/run.sh $(NN) $(or $(LABNN),$(NN)) $(FLAVOR)
 
+stress: deps initramfs
+	@sh labs/host/stress.sh $(NN) $(STRESS_FLAVOR) $(SECONDS) $(STRESS_SEED) $(CPUS)
+
 shell: kernel initramfs
 	@sh labs/host/shell.sh $(NN) $(FLAVOR)
 
@@ -129,10 +160,10 @@ exercise: deps
 	@sh labs/host/worktree.sh $(NN) exercise
 
 try: deps initramfs
-	@sh labs/host/try.sh lab $(LABNN)
+	@sh labs/host/try.sh lab $(FLAVOR) $(LABNN)
 
 try-shell: deps initramfs
-	@sh labs/host/try.sh shell
+	@sh labs/host/try.sh shell $(FLAVOR)
 
 grade: deps initramfs
 	@sh labs/host/grade.sh $(NN)

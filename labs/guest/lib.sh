@@ -37,18 +37,16 @@ remount() {
 usage() { cat "/container/${1:+$1/}memory.usage"; }
 failcnt() { cat "/container/${1:+$1/}memory.failcnt"; }
 
-# install_in_c: put the in_c command on the PATH.  "in_c C CMD..." runs
-# CMD inside container C: a small script joins C and then execs CMD, so
-# CMD's mm_struct is made in C (exec makes a new one), and CMD keeps the
-# script's pid (start_held and release rely on that).  A shell function
-# would not do: in a background subshell, $$ is still the parent's pid.
+# install_in_c: put the in_c command on the PATH, the labs' name for
+# cm-in (code/cm-in.c).  "in_c C CMD..." runs CMD inside container C:
+# cm-in writes its own pid to C's tasks file and then execs CMD, so CMD's
+# mm is made in C (exec makes a new one), and CMD keeps cm-in's pid
+# (start_held and release rely on that).  So it is a link, not a shell
+# function: in a background subshell, $$ is still the parent's pid, and
+# $! would be the subshell's.
 install_in_c() {
 	mkdir -p /tmp/bin
-	cat >/tmp/bin/in_c <<'END'
-#!/bin/sh
-echo $$ >"/container/$1/tasks" && shift && exec "$@"
-END
-	chmod +x /tmp/bin/in_c
+	ln -sf "$(command -v cm-in)" /tmp/bin/in_c || return 1
 	PATH=/tmp/bin:$PATH
 }
 # @cm-end containers
@@ -68,11 +66,11 @@ kernel_chapter() {
 	expr "${_k:-0}" + 0
 }
 
-# kernel_flavour: "debug" on a debug kernel (cmkernel=chNN-debug),
-# "default" otherwise.
+# kernel_flavour: "debug" on a debug kernel (cmkernel=chNN-debug, or
+# chNN-tree-debug for make try FLAVOR=debug), "default" otherwise.
 kernel_flavour() {
 	case $(cat /proc/cmdline) in
-	*cmkernel=ch[0-9][0-9]-debug*) echo debug ;;
+	*cmkernel=ch[0-9][0-9]-debug* | *cmkernel=ch[0-9][0-9]-*-debug*) echo debug ;;
 	*) echo default ;;
 	esac
 }

@@ -192,6 +192,18 @@ kernel_cc() {
 	fi
 }
 
+# The boot line every lab and shell guest starts with:
+#   no_timer_check   on a busy host TCG can lose the IO-APIC timer check's
+#                    race and panic ("IO-APIC + timer doesn't work!")
+#   panic=-1         a panic reboots, and -no-reboot turns that into exit
+#   hung_task_timeout_secs=30
+#                    a task blocked that long is reported, with its stack
+#                    (the soft-lockup detector reports a CPU stuck for 20 s,
+#                    RCU a CPU stuck with interrupts off for 21 s)
+guest_cmdline() {
+	echo "console=ttyS0 panic=-1 no_timer_check sysctl.kernel.hung_task_timeout_secs=30"
+}
+
 # QEMU's accelerator: TCG, unless KVM=1 asks for KVM.
 qemu_accel() {
 	if [ "${KVM:-0}" = 1 ]; then
@@ -220,7 +232,10 @@ wt_chapter() {
 # a later patch read the chapter from it; a tree's kernel is at the
 # chapter the tree was made at).
 guest_kernel() {
-	if [ "$1" = tree ]; then
+	if [ "$1" = tree ] && [ "${2:-default}" = debug ]; then
+		kname=$(basename "$WT")-debug kernel=$WT_KERNEL/debug/bzImage
+		cmkernel=ch$(wt_chapter)-$kname
+	elif [ "$1" = tree ]; then
 		kname=$(basename "$WT") kernel=$WT_KERNEL/bzImage
 		cmkernel=ch$(wt_chapter)-$kname
 	else

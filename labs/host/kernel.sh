@@ -49,5 +49,6 @@ run_logged "kernel ch$nn ($flavor)" "$log" \
 mkdir -p "$dest"
 cp "$obj/arch/x86/boot/bzImage" "$dest/bzImage"
 cp "$obj/.config" "$dest/config"
+cp "$obj/System.map" "$dest/System.map"	# for run.sh's backtrace of a hung guest
 echo "$stamp" >"$dest/stamp"
 echo "kernel ch$nn ($flavor): $dest/bzImage"

@@ -20,24 +20,37 @@ set -u
 . labs/host/common.sh
 
 knn=$1 lnn=$2 flavor=${3:-default}
+# LAB_NN "stress": the stress lab, labs/stress (make stress, which sets
+# CM_CPUS and CM_STRESS="SECONDS,SEED").
+case $lnn in
+stress) labdir=labs/stress guestlab=stress ;;
+*) labdir=labs/ch$lnn guestlab=ch$lnn ;;
+esac
+ncpus=${CM_CPUS:-2}
 # KERNEL_NN "tree": the kernel of the reader's tree (make try, make grade).
 guest_kernel "$knn" "$flavor"
 initrd=$BUILD/initramfs.cpio.gz
-timeout=${TIMEOUT:-300}
+# The lab's own timeout ("# timeout: N" in its lab.sh: a few times what
+# it takes on a loaded laptop), three times that on the debug kernel; a
+# hung guest then costs about a minute, not five.  TIMEOUT= overrides.
+timeout=$(sed -nE 's/^# timeout: ([0-9]+)$/\1/p' "$labdir/lab.sh" 2>/dev/null | head -n 1)
+timeout=${timeout:-300}
+[ "$flavor" = debug ] && timeout=$((timeout * 3))
+timeout=${TIMEOUT:-$timeout}
 name="lab $lnn on kernel $kname"
 dir=$LOGS/lab$lnn-$kname
 [ -n "${LABFILE-}" ] && dir=$dir-own	# not over the lab's own logs
 console=$dir/console.log
-tap=$dir/tap.log
+tap=$dir/tap.raw	# as the guest wrote it; tap.log is it without CRs
 
 [ -f "$kernel" ] || die "$kernel missing: make kernel CH=$knn"
 [ -f "$initrd" ] || die "$initrd missing"
-[ -f "labs/ch$lnn/lab.sh" ] || die "labs/ch$lnn/lab.sh missing"
-guestlab=ch$lnn
+[ -f "$labdir/lab.sh" ] || die "$labdir/lab.sh missing"
 
 extra=
 [ "${STOP:-0}" = 1 ] && extra=cmstop
-[ -f "labs/ch$lnn/cmdline" ] && extra="$extra $(grep -v '^#' "labs/ch$lnn/cmdline" | tr '\n' ' ')"
+[ -f "$labdir/cmdline" ] && extra="$extra $(grep -v '^#' "$labdir/cmdline" | tr '\n' ' ')"
+[ -n "${CM_STRESS-}" ] && extra="$extra cmstress=$CM_STRESS"
 
 rm -rf "$dir"
 mkdir -p "$dir"
@@ -58,14 +71,31 @@ start=$(now)
 # "-smp 2" QEMU describes the second CPU only in its ACPI tables, so the
 # guest would bring up one.  Two sockets go into the MP table too.
 # shellcheck disable=SC2046
-timeout --foreground -k 5 "$timeout" \
-	qemu-system-x86_64 $(qemu_accel) -m "${MEM:-256M}" -smp cpus=2,sockets=2 \
-	-nodefaults -no-reboot -display none -monitor none \
+qemu-system-x86_64 $(qemu_accel) -m "${MEM:-256M}" -smp cpus=$ncpus,sockets=$ncpus \
+	-nodefaults -no-reboot -display none \
+	-monitor "unix:$dir/monitor.sock,server=on,wait=off" \
 	-serial "file:$console" -serial "file:$tap" \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 cmlab=$guestlab cmkernel=$cmkernel $extra" \
-	</dev/null >"$dir/qemu.log" 2>&1
-rc=$?
+	-append "$(guest_cmdline) cmlab=$guestlab cmkernel=$cmkernel $extra" \
+	</dev/null >"$dir/qemu.log" 2>&1 &
+qemu=$!
+trap 'kill $qemu 2>/dev/null' INT TERM HUP
+while kill -0 $qemu 2>/dev/null && [ $(($(now) - start)) -lt "$timeout" ]; do
+	sleep 1
+done
+if kill -0 $qemu 2>/dev/null; then
+	# Out of time: before QEMU goes, ask it where every CPU is.
+	python3 labs/host/backtrace.py "$dir/monitor.sock" "$(dirname "$kernel")/System.map" \
+		>"$dir/backtrace.txt" 2>&1
+	kill $qemu 2>/dev/null
+	sleep 1
+	kill -9 $qemu 2>/dev/null
+	wait $qemu
+	rc=124
+else
+	wait $qemu
+	rc=$?
+fi
 secs=$(($(now) - start))
 
 # @cm-begin splats
@@ -77,7 +107,7 @@ grep -aE "$splat_re" "$console" >"$dir/splats" 2>/dev/null
 # Expected splats (labs/chNN/splats: "COUNT ERE" per line) must appear
 # exactly COUNT times; they are then not held against the lab.
 bad_expect=
-if [ -f "labs/ch$lnn/splats" ]; then
+if [ -f "$labdir/splats" ]; then
 	while read -r count re; do
 		case $count in '' | '#'*) continue ;; esac
 		got=$(grep -acE "$re" "$dir/splats")
@@ -86,16 +116,17 @@ if [ -f "labs/ch$lnn/splats" ]; then
 		fi
 		grep -avE "$re" "$dir/splats" >"$dir/splats.tmp"
 		mv "$dir/splats.tmp" "$dir/splats"
-	done <"labs/ch$lnn/splats"
+	done <"$labdir/splats"
 fi
 # @cm-end splats
 
-tr -d '\r' <"$tap" 2>/dev/null | sed 's/^/    /'
-tr -d '\r' <"$tap" >"$dir/tap.txt" 2>/dev/null
-plan=$(sed -nE 's/^1\.\.([0-9]+).*/\1/p' "$dir/tap.txt" | head -n 1)
-passed=$(grep -cE '^ok ' "$dir/tap.txt")
-failed=$(grep -cE '^not ok ' "$dir/tap.txt")
-exit_line=$(sed -nE 's/^# cm-lab-exit: ([0-9]+)$/\1/p' "$dir/tap.txt")
+tr -d '\r' <"$tap" >"$dir/tap.log" 2>/dev/null
+rm -f "$tap"
+sed 's/^/    /' "$dir/tap.log"
+plan=$(sed -nE 's/^1\.\.([0-9]+).*/\1/p' "$dir/tap.log" | head -n 1)
+passed=$(grep -cE '^ok ' "$dir/tap.log")
+failed=$(grep -cE '^not ok ' "$dir/tap.log")
+exit_line=$(sed -nE 's/^# cm-lab-exit: ([0-9]+)$/\1/p' "$dir/tap.log")
 cpus=$(sed -nE 's/.*smp: Brought up [0-9]+ nodes?, ([0-9]+) CPUs?.*/\1/p' "$console" | head -n 1)
 
 # @cm-begin verdicts
@@ -106,8 +137,8 @@ elif [ $rc -ne 0 ]; then
 	why="QEMU ERROR: exit status $rc ($(head -n 3 "$dir/qemu.log" | tr '\n' ' '))"
 elif [ -z "$plan" ]; then
 	why="NO LAB: the guest never printed a TAP plan (boot failure?)"
-elif [ "${cpus:-0}" -lt 2 ]; then
-	why="ONE CPU: the guest brought up ${cpus:-no} CPU(s); every lab runs on 2"
+elif [ "${cpus:-0}" -lt "$ncpus" ]; then
+	why="ONE CPU: the guest brought up ${cpus:-no} CPU(s), not $ncpus"
 elif [ "$failed" -gt 0 ]; then
 	why="FAIL: $failed of $plan test points failed"
 elif [ "$passed" -ne "$plan" ]; then
@@ -133,7 +164,7 @@ echo "not ok - $name: $why ($secs s)" | tee "$dir/verdict"
 {
 	if [ "$failed" -gt 0 ]; then
 		echo "  failing test points:"
-		grep -A4 -E '^not ok ' "$dir/tap.txt" | sed 's/^/    | /'
+		grep -A4 -E '^not ok ' "$dir/tap.log" | sed 's/^/    | /'
 	fi
 	if [ -s "$dir/splats" ]; then
 		echo "  splat, with the console around it:"
@@ -142,6 +173,10 @@ echo "not ok - $name: $why ($secs s)" | tee "$dir/verdict"
 	else
 		echo "  last console lines:"
 		tail -n 15 "$console" | sed 's/^/    | /'
+	fi
+	if [ -s "$dir/backtrace.txt" ]; then
+		echo "  where each CPU was when the time ran out (read by the host):"
+		sed 's/^/    | /' "$dir/backtrace.txt"
 	fi
 	echo "  logs: $dir/ (console.log, tap.log)"
 } >&2

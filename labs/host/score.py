@@ -1,18 +1,25 @@
 #!/usr/bin/env python3
-"""score.py - add up the points of lab runs, for make grade.
+"""score.py - the score of a make grade run.
 
     score.py CHAPTER JSON WHAT LOGDIR...
 
 Each LOGDIR is a build/logs/labNN-KERNEL/ that labs/host/run.sh filled
-(verdict, tap.txt, console.log; and run.out, run.sh's whole output,
-when grade.sh kept it).  A test point is worth the points its line declares ("ok 3 - what [2 points]", from
-points() in labs/guest/tap.sh), else 1.  A point the lab never reached
-scores 0 and counts 1.  A run that fails for a reason that is not a test
-point (a kernel splat, a timeout, no TAP at all) scores 0 for the whole
-lab: the labs pass only on a clean console.
+(verdict, tap.log, console.log; and run.out, run.sh's whole output, when
+grade.sh kept it).  The last LOGDIR is the chapter's own lab: it is the
+score.  A test point is worth the points its line declares ("ok 3 - what
+[2 points]", from points() in labs/guest/tap.sh), else 1; a point the
+lab never reached scores 0 and counts 1.  A run that fails for a reason
+that is not a test point (a kernel splat, a timeout, no TAP at all)
+scores 0: the labs pass only on a clean console.
 
-Prints points per test point of the newest lab (failures only for the
-others), a transcript of each failure, "Score: a/b", and writes JSON.
+The other LOGDIRs are the earlier labs, run again on the same kernel as
+a regression check.  They are not points: each passes or fails, and any
+failure is shown with its transcript.
+
+Prints the chapter lab's points, the regression check, a transcript of
+each failure (what the lab printed around the point, the kernel's lines
+just before it), "Score: a/b" last, and writes JSON.  Exit status 0 only
+on full marks with every earlier lab passing.
 """
 import json
 import os
@@ -33,7 +40,7 @@ def read(path):
 
 def lab(logdir):
     name = os.path.basename(logdir.rstrip('/'))
-    tap = read(os.path.join(logdir, 'tap.txt'))
+    tap = read(os.path.join(logdir, 'tap.log'))
     console = read(os.path.join(logdir, 'console.log'))
     run = read(os.path.join(logdir, 'run.out'))
     verdict = (read(os.path.join(logdir, 'verdict')) or
@@ -42,9 +49,15 @@ def lab(logdir):
     plan = next((int(m.group(1)) for m in
                  (re.match(r'^1\.\.(\d+)', l) for l in tap) if m), None)
     points = []
+    # Lines between two test points that are not "#" diagnostics are
+    # what the lab's commands printed on their way to the next point
+    # ("md5sum: can't read '-': Cannot allocate memory"): keep them.
+    printed = []
     for i, line in enumerate(tap):
         m = POINT.match(line)
         if not m:
+            if not line.startswith(('#', '1..')) and line.strip():
+                printed.append(line)
             continue
         diag = []
         for d in tap[i + 1:]:
@@ -53,7 +66,8 @@ def lab(logdir):
             diag.append(d)
         points.append({'n': int(m.group(2)), 'what': m.group(3),
                        'ok': not m.group(1), 'weight': int(m.group(4) or 1),
-                       'diag': diag})
+                       'printed': printed[-10:], 'diag': diag})
+        printed = []
     missing = max((plan or 1) - len(points), 0)
     # Only failing test points may be the reason a run failed.
     why = verdict.split(': ', 1)[1] if ': ' in verdict else verdict
@@ -69,7 +83,8 @@ def lab(logdir):
     return {'lab': name[3:5], 'log': logdir, 'verdict': verdict,
             'passed': verdict.startswith('ok - '), 'clean': clean,
             'plan': plan, 'missing': missing, 'score': got, 'max': total,
-            'points': points, 'console': console, 'run': run, 'why': why}
+            'points': points, 'console': console, 'run': run, 'why': why,
+            'tail': printed[-10:]}
 
 
 def near(console, point):
@@ -90,9 +105,10 @@ FAILED_AT = re.compile(r'^#?\s*# \S+: (EXPECTATION|ASSERTION) FAILED at ')
 
 
 def explain(tap, point):
-    """A KUnit failure line stands for the lines under it in the KTAP the
+    """What the lab printed on the way to the point, then its "#" lines.
+    A KUnit failure line stands for the lines under it in the KTAP the
     lab printed first ("Expected x == 7, but / x == 0"): fetch them."""
-    out = []
+    out = ['| ' + l for l in point['printed']]
     for d in point['diag']:
         out.append(d)
         text = d.lstrip('# ').strip()
@@ -110,62 +126,87 @@ def explain(tap, point):
     return out
 
 
+def unclean(r):
+    """A run that did not end at its test points: why, and what showed."""
+    print('\n  lab %s: %s' % (r['lab'], r['verdict']))
+    if r['tail']:
+        print('    the lab printed, after its last test point:')
+        for l in r['tail']:
+            print('      | ' + l[:106])
+    # run.sh's own account: the splat with the console around it (a
+    # hung guest's backtraces among it), or the last console lines.
+    at = next((i for i, l in enumerate(r['run'])
+               if l.startswith(('  splat, ', '  last console lines'))), None)
+    if at is not None:
+        for l in r['run'][at:at + 40]:
+            print('  ' + l[:110])
+    else:
+        for l in [l for l in r['console'] if STAMP.match(l)][-15:]:
+            print('    | ' + l[:106])
+
+
 def main():
     chapter, out, what = sys.argv[1], sys.argv[2], sys.argv[3]
     labs = [lab(d) for d in sys.argv[4:]]
-    newest = labs[-1]['lab'] if labs else None
+    if not labs:
+        print('score.py: no lab runs to score', file=sys.stderr)
+        return 2
+    own, earlier = labs[-1], labs[:-1]
     print('grade: chapter %d, %s' % (int(chapter), what))
-    for r in labs:
-        role = 'this chapter' if r['lab'] == newest else 'must still pass'
-        print('\nlab %s (%s): %d/%d points' % (r['lab'], role, r['score'], r['max']))
-        for p in r['points']:
-            if r['lab'] == newest or not p['ok']:
-                print('  %-6s %2d - %-56s %d/%d' % (
-                    'ok' if p['ok'] else 'not ok', p['n'], p['what'][:56],
-                    p['weight'] if p['ok'] and r['clean'] else 0, p['weight']))
-        if r['missing']:
-            print('  %d test point(s) never ran: 0/%d' % (r['missing'], r['missing']))
-        if not r['clean']:
-            print('  the whole lab scores 0: %s' % r['why'])
+
+    print('\nlab %s, the chapter\'s own: %d/%d points' %
+          (own['lab'], own['score'], own['max']))
+    for p in own['points']:
+        print('  %-6s %2d - %-56s %d/%d' % (
+            'ok' if p['ok'] else 'not ok', p['n'], p['what'][:56],
+            p['weight'] if p['ok'] and own['clean'] else 0, p['weight']))
+    if own['missing']:
+        print('  %d test point(s) never ran: 0/%d' % (own['missing'], own['missing']))
+    if not own['clean']:
+        print('  the whole lab scores 0: %s' % own['why'])
+
+    if earlier:
+        bad = [r for r in earlier if not r['passed']]
+        print('\nearlier labs on the same kernel (a regression check, no points): '
+              '%d of %d pass' % (len(earlier) - len(bad), len(earlier)))
+        for r in earlier:
+            print('  %-6s lab %s%s' % ('ok' if r['passed'] else 'not ok', r['lab'],
+                                      '' if r['passed'] else ': ' + r['why']))
+
     failing = [(r, p) for r in labs for p in r['points'] if not p['ok']]
     if failing or not all(r['clean'] for r in labs):
         print('\ntranscript of what failed:')
     for r, p in failing:
         print('\n  lab %s, not ok %d - %s' % (r['lab'], p['n'], p['what']))
-        tap = read(os.path.join(r['log'], 'tap.txt'))
+        tap = read(os.path.join(r['log'], 'tap.log'))
         for d in explain(tap, p) or ['# (the lab printed no diagnostic)']:
-            print('    ' + d)
+            print('    ' + d[:110])
         kern = near(r['console'], p)
         if kern:
             print('    console, just before it:')
             for l in kern:
                 print('      ' + l[:110])
     for r in labs:
-        if r['clean']:
-            continue
-        print('\n  lab %s: %s' % (r['lab'], r['verdict']))
-        # run.sh's own account: the splat with the console around it, or
-        # the last console lines.
-        at = next((i for i, l in enumerate(r['run'])
-                   if l.startswith(('  splat, ', '  last console lines'))), None)
-        for l in (r['run'][at:at + 30] if at is not None else []):
-            print('  ' + l[:110])
+        if not r['clean']:
+            unclean(r)
     for r in labs:
         if not r['passed']:
-            print('\n  logs of lab %s: %s/ (console.log, tap.txt)' % (r['lab'], r['log']))
-    score = sum(r['score'] for r in labs)
-    total = sum(r['max'] for r in labs)
-    print('\nScore: %d/%d' % (score, total))
-    result = {'chapter': int(chapter), 'graded': what, 'score': score,
-              'max': total, 'labs': [{k: v for k, v in r.items()
-                                      if k not in ('console', 'run')}
-                                     for r in labs]}
+            print('\n  logs of lab %s: %s/ (console.log, tap.log)' % (r['lab'], r['log']))
+
+    print('\nScore: %d/%d' % (own['score'], own['max']))
+    result = {'chapter': int(chapter), 'graded': what, 'score': own['score'],
+              'max': own['max'],
+              'regression': [{'lab': r['lab'], 'passed': r['passed'],
+                              'verdict': r['verdict']} for r in earlier],
+              'labs': [{k: v for k, v in r.items()
+                        if k not in ('console', 'run')} for r in labs]}
     os.makedirs(os.path.dirname(out) or '.', exist_ok=True)
     with open(out, 'w') as f:
         json.dump(result, f, indent=1)
         f.write('\n')
     print('grade: %s' % out)
-    return 0 if score == total else 1
+    full = own['score'] == own['max'] and all(r['passed'] for r in earlier)
+    return 0 if full else 1
 
 
 if __name__ == '__main__':

@@ -1,6 +1,7 @@
 #!/bin/sh
 # shell.sh NN [FLAVOR] - boot the chapter-NN kernel with a shell on this
-# terminal.  Leave with `exit` (the guest powers off) or Ctrl-a x.
+# terminal.  Leave with `exit` or `poweroff` (the guest powers off) or
+# Ctrl-a x; a shell that something kills is started again (labs/guest/init).
 set -eu
 . labs/host/common.sh
 
@@ -11,7 +12,7 @@ guest_kernel "$nn" "$flavor"	# NN "tree": make try-shell
 # every lab adds to the boot line (labs/chNN/cmdline).
 extra=$(cat labs/ch*/cmdline 2>/dev/null | grep -v '^#' | sort -u | tr '\n' ' ')
 
-echo "shell: kernel $kernel; leave with 'exit' or Ctrl-a x"
+echo "shell: kernel $kernel; leave with 'exit', 'poweroff' or Ctrl-a x"
 # Two CPUs as two sockets, as the labs boot them (see run.sh): with a
 # plain "-smp 2" these kernels, which have no ACPI, would bring up one.
 # shellcheck disable=SC2046
@@ -19,4 +20,4 @@ exec qemu-system-x86_64 $(qemu_accel) -m "${MEM:-256M}" -smp cpus=2,sockets=2 \
 	-nodefaults -no-reboot -display none \
 	-serial mon:stdio -serial null \
 	-kernel "$kernel" -initrd "$BUILD/initramfs.cpio.gz" \
-	-append "console=ttyS0 panic=-1 cmshell quiet cmkernel=$cmkernel $extra"
+	-append "$(guest_cmdline) cmshell quiet cmkernel=$cmkernel $extra"

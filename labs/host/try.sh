@@ -1,13 +1,15 @@
 #!/bin/sh
-# try.sh lab [NN] | shell - build the kernel of build/tree as it is now
-# (treekernel.sh), then run a lab on it (the tree's chapter's, or lab NN)
-# or boot it with a shell.
+# try.sh lab FLAVOR [NN] | shell FLAVOR - build the kernel of build/tree
+# as it is now (treekernel.sh), in the default or the debug flavour, then
+# run a lab on it (the tree's chapter's, or lab NN) or boot it with a
+# shell.
 set -eu
 . labs/host/common.sh
 
 nn=$(wt_chapter)
-sh labs/host/treekernel.sh
+flavor=${2:-default}
+sh labs/host/treekernel.sh "$flavor"
 case $1 in
-lab) exec sh labs/host/run.sh tree "${2:-$nn}" ;;
-shell) exec sh labs/host/shell.sh tree ;;
+lab) exec sh labs/host/run.sh tree "${3:-$nn}" "$flavor" ;;
+shell) exec sh labs/host/shell.sh tree "$flavor" ;;
 esac
