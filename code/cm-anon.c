@@ -2,7 +2,7 @@
 /*
  * cm-anon - fault in an exact number of anonymous pages.
  *
- *   cm-anon PAGES [--verify] [--hold]
+ *   cm-anon PAGES [--verify] [--mlock] [--hold]
  *
  * Maps PAGES private anonymous pages and writes one byte to each, so that
  * each write faults in exactly one page (the lab kernels have no THP).
@@ -18,6 +18,10 @@
  *   cm-anon: verified=<N> bad=<pages whose word changed>
  * exiting 1 if any did.  Under a small limit with swap, the first pages
  * go out to swap while the last are touched, and come back when read.
+ *
+ * --mlock locks the pages (mlock(2)) once they are touched, before the
+ * report; they then sit on the unevictable list until the program ends.
+ * Exit 1, with "cm-anon: mlock: <strerror> (errno=<NAME>)", if it fails.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -29,7 +33,7 @@
 #include "lib.h"
 
 #define PROG	"cm-anon"
-#define USAGE	"cm-anon PAGES [--verify] [--hold]"
+#define USAGE	"cm-anon PAGES [--verify] [--mlock] [--hold]"
 
 /* mixed into each page's word, so that a zero page never looks right */
 #define CM_PATTERN	0x5a5a5a5a5a5a5a5aUL
@@ -39,7 +43,7 @@ int main(int argc, char **argv)
 	size_t page = cm_page_size();
 	unsigned long pages = 0, i, touched = 0;
 	const char *pages_arg = NULL;
-	int hold = 0, verify = 0;
+	int hold = 0, verify = 0, lock = 0;
 	unsigned long bad = 0;
 	char *mem;
 	int a;
@@ -49,6 +53,8 @@ int main(int argc, char **argv)
 			hold = 1;
 		else if (!strcmp(argv[a], "--verify") && !verify)
 			verify = 1;
+		else if (!strcmp(argv[a], "--mlock") && !lock)
+			lock = 1;
 		else if (!strncmp(argv[a], "--", 2))
 			cm_usage_error(PROG, USAGE, "unknown or repeated option '%s'",
 				       argv[a]);
@@ -96,6 +102,12 @@ int main(int argc, char **argv)
 				bad++;
 	}
 	/* @cm-end verify */
+
+	if (lock && mlock(mem, pages * page)) {
+		fprintf(stderr, "%s: mlock: %s (errno=%s)\n", PROG,
+			strerror(errno), cm_errname(errno));
+		return 1;
+	}
 
 	printf("%s: pid=%d pages=%lu touched=%lu\n", PROG, (int)getpid(),
 	       pages, touched);
