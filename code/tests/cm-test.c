@@ -635,6 +635,29 @@ static int t_anon_mmap_fails(void)
 	return 1;
 }
 
+/* --mlock: the touched pages are locked while the program holds them. */
+static int t_anon_mlock(void)
+{
+	char line[256], want[128];
+	long locked = -1;
+	struct held h;
+	int ok = 1;
+
+	spawn(&h, ARGV("cm-anon", "16", "--mlock", "--hold"));
+	snprintf(want, sizeof(want), "cm-anon: pid=%d pages=16 touched=16",
+		 (int)h.pid);
+	if (read_line(&h, line, sizeof(line)) || strcmp(line, want) ||
+	    read_line(&h, line, sizeof(line)) || strcmp(line, "cm-anon: ready"))
+		ok = 0;
+	else
+		locked = proc_kb(h.pid, "status", "VmLck");
+	kill_held(&h);
+	CHECK(ok, "cm-anon 16 --mlock --hold did not report");
+	/* the 16 pages, and nothing else of the program's */
+	CHECK(locked == (long)(16 * page / 1024), "VmLck %ld kB", locked);
+	return 1;
+}
+
 static int t_anon_verify(void)
 {
 	char want[256];
@@ -1011,6 +1034,71 @@ static int t_runas_noexec(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* cm-in, in a stand-in hierarchy: $CM_ROOT with plain "tasks" files    */
+
+/* Empty ROOT/tasks, a/tasks and a/b/tasks, and a directory with none. */
+static void in_reset(void)
+{
+	write_file(tmp("croot/tasks"), "", 0, 0644);
+	write_file(tmp("croot/a/tasks"), "", 0, 0644);
+	write_file(tmp("croot/a/b/tasks"), "", 0, 0644);
+}
+
+/* "cm-in NAME sh -c 'echo $$'": CMD printed the pid cm-in wrote to FILE. */
+static int t_in_join(const char *name, const char *file)
+{
+	char content[256];
+	struct run r;
+	size_t len;
+
+	in_reset();
+	run(&r, ARGV("cm-in", name, "sh", "-c", "echo $$"));
+	CHECK(exited(&r, 0), "status %#x, stderr: %s", r.status, r.err);
+	CHECK(read_file(tmp(file), content, sizeof(content) - 1, &len) == 0,
+	      "cannot read %s", file);
+	content[len] = '\0';
+	CHECK(r.out[0] && !strcmp(content, r.out),
+	      "%s holds '%s', CMD's pid is '%s'", file, content, r.out);
+	CHECK(r.err[0] == '\0', "stderr: %s", r.err);
+	return 1;
+}
+
+static int t_in_status(void)
+{
+	struct run r;
+
+	in_reset();
+	run(&r, ARGV("cm-in", "a", "sh", "-c", "exit 7"));
+	CHECK(exited(&r, 7), "status %#x, stderr: %s", r.status, r.err);
+	return 1;
+}
+
+static int t_in_noexec(void)
+{
+	struct run r;
+
+	in_reset();
+	run(&r, ARGV("cm-in", "a", tmp("no-such-command")));
+	CHECK(exited(&r, 127), "status %#x", r.status);
+	CHECK(strstr(r.err, "errno=ENOENT"), "stderr '%s'", r.err);
+	return 1;
+}
+
+/* A tasks file that cannot be written (here a directory): exit 1, CMD not run. */
+static int t_in_cannot_join(const char *marker)
+{
+	struct run r;
+
+	in_reset();
+	run(&r, ARGV("cm-in", "d", "touch", marker));
+	CHECK(exited(&r, 1), "status %#x, stderr: %s", r.status, r.err);
+	CHECK(strstr(r.err, "cannot join") && strstr(r.err, "errno=EISDIR"),
+	      "stderr '%s'", r.err);
+	CHECK(access(marker, F_OK) != 0, "CMD ran");
+	return 1;
+}
+
+/* ------------------------------------------------------------------ */
 
 /*
  * cm-file --wait: nothing is opened before the release, so a file that
@@ -1199,6 +1287,7 @@ int main(int argc, char **argv)
 	report(t_anon_report(), "cm-anon 10: exact report line with its pid, exit 0");
 	report(t_anon_mapping(), "cm-anon 1000 --hold: a 1000-page anon mapping, all resident (smaps)");
 	report(t_anon_rollup(), "cm-anon: 1008 vs 8 pages differ by 1000 pages (+-2 for the stack) of Anonymous (smaps_rollup)");
+	report(t_anon_mlock(), "cm-anon 16 --mlock --hold: exactly its 16 pages locked (VmLck)");
 	report(t_anon_release(SIGUSR1), "cm-anon --hold: SIGUSR1 -> 'cm-anon: released', exit 0");
 	report(t_anon_release(SIGTERM), "cm-anon --hold: SIGTERM -> 'cm-anon: released', exit 0");
 	report(t_anon_hold_first(), "cm-anon --hold 3: option before PAGES");
@@ -1420,6 +1509,41 @@ int main(int argc, char **argv)
 	test_bad(ARGV("cm-runas", "99999999999999999999", "touch", marker), marker, NULL, NULL);
 	test_bad(ARGV("cm-runas", "", "touch", marker), marker, NULL, NULL);
 	test_bad(ARGV("cm-runas", "0", ""), NULL, NULL, NULL);
+
+	/* cm-in: CM_ROOT is a stand-in for /container */
+	mkdir(tmp("croot"), 0755);
+	mkdir(tmp("croot/a"), 0755);
+	mkdir(tmp("croot/a/b"), 0755);
+	mkdir(tmp("croot/notc"), 0755);
+	mkdir(tmp("croot/d"), 0755);
+	mkdir(tmp("croot/d/tasks"), 0755);
+	mkdir(tmp("noroot"), 0755);
+	setenv("CM_ROOT", tmp("croot"), 1);
+	report(t_in_join("a", "croot/a/tasks"),
+	       "cm-in a: writes its pid to a/tasks, and CMD runs with that pid");
+	report(t_in_join("a/b/", "croot/a/b/tasks"),
+	       "cm-in a/b/: a nested container, trailing slash allowed");
+	report(t_in_status(), "cm-in passes on the command's exit status");
+	report(t_in_noexec(), "cm-in with a missing command: exit 127, errno=ENOENT");
+	report(t_in_cannot_join(marker), "cm-in where the tasks file cannot be written: exit 1, errno=EISDIR, CMD not run");
+	in_reset();
+	{
+		static const char *const names[] = {
+			"", "/", "/a", ".", "..", "../a", "a/..", "a/./b", "a//b",
+			"nope", "a/nope", "notc", "-c",
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			test_bad(ARGV("cm-in", names[i], "touch", marker), marker,
+				 tmp("croot/a/tasks"), "");
+	}
+	test_bad(ARGV("cm-in"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-in", "a"), NULL, tmp("croot/a/tasks"), "");
+	test_bad(ARGV("cm-in", "a", ""), NULL, tmp("croot/a/tasks"), "");
+	setenv("CM_ROOT", tmp("noroot"), 1);	/* nothing mounted there */
+	test_bad(ARGV("cm-in", "a", "touch", marker), marker, NULL, NULL);
+	unsetenv("CM_ROOT");
 
 	if (!nfailed) {
 		char cmd[PATH_MAX + 16];
