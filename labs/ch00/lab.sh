@@ -2,6 +2,7 @@
 # Lab 0: the lab bench on the unpatched kernel.  Everything later labs
 # stand on: the kernel, a cgroup v1 hierarchy, zram swap, ext2 on zram for
 # a droppable page cache, and the cm-* programs.
+# timeout: 60
 . /lab/lib/tap.sh
 . /lab/lib/lib.sh
 

@@ -8,6 +8,7 @@
 # number of cases ran, that debugfs has the suite's verdict, and that the
 # one deliberate underflow warning was printed (the warning is
 # WARN_ON_ONCE, so the second underflow case is silent).
+# timeout: 60
 . /lab/lib/tap.sh
 . /lab/lib/lib.sh
 

@@ -6,6 +6,7 @@
 # throws bad input at it, and creates and removes groups. Nothing is
 # charged in chapter 2; later chapters run this lab too, so it makes no
 # claim about the root group's usage.
+# timeout: 60
 . /lab/lib/tap.sh
 
 NOLIMIT=9223372036854775807	# LONG_MAX: a new group's limit, as in 2007

@@ -8,6 +8,7 @@
 # the mm_struct (not its pages) until it is closed.  The container is
 # removed in between; the cgroup core frees a removed cgroup only when
 # the last reference on it goes, and /proc/cgroups counts it until then.
+# timeout: 60
 . /lab/lib/tap.sh
 . /lab/lib/lib.sh
 

@@ -2,6 +2,7 @@
 # Lab 4: memory accounting.  Pages are charged to the container of the
 # mm that brings them into use (anonymous faults, copy-on-write, page
 # cache, swap-in) and uncharged when they are freed.  Usage is in pages.
+# timeout: 150
 . /lab/lib/tap.sh
 . /lab/lib/lib.sh
 

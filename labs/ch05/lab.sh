@@ -3,6 +3,7 @@
 # leader moves to another container, the pages the process brings into
 # use from then on are charged there.  Pages charged before the move
 # stay where they were.  A thread moved without its leader moves nothing.
+# timeout: 150
 . /lab/lib/tap.sh
 . /lab/lib/lib.sh
 

@@ -4,6 +4,7 @@
 # way the OOM killer always chooses (the most memory, oom_score_adj
 # respected), and only a task of that container.  A container with
 # nothing killable leaves the machine alone and waits for more room.
+# timeout: 150
 . /lab/lib/tap.sh
 . /lab/lib/lib.sh
 

@@ -6,6 +6,7 @@
 # again; 2 behaves like 1, as in 2007; anything else is refused.  Only
 # cache pages are charged at map time: a perf ring buffer is not; and a
 # mapped-only charge survives compaction (migration) and swapoff.
+# timeout: 180
 . /lab/lib/tap.sh
 . /lab/lib/lib.sh
 
