@@ -11,7 +11,9 @@ over.  Conventions (chapters/TEMPLATE.md states them for authors):
              an {#lst-...} identifier on the block moves to the listing.
   Refs       [](#fig-x), [](#lst-x), [](#ch-x), [](#app-x) with an empty
              text are filled in: "Figure 3.1", "Listing 4.2", "chapter 3",
-             "appendix A".  Any link to #ID must resolve.
+             "appendix A".  Any link to #ID must resolve.  The word is not
+             written before it: "Figure [](#fig-x)" is refused (it would
+             print "Figure Figure 3.1").
   Chapters   every "chapter N" in prose is a link ([chapter 3](#ch-...)),
              or, for a chapter not yet written, [chapter 6]{.later}, shown
              as "chapter 6 (to come)".
@@ -20,7 +22,9 @@ over.  Conventions (chapters/TEMPLATE.md states them for authors):
              the prose of the book must be a link [folio](#gl-folio), and
              every link to #gl-... must have an entry.
   Sections   a numbered chapter has the sections of TEMPLATE.md (chapter 0,
-             which has no patch, the last four of them).
+             which has no patch, the last four of them).  In a part whose
+             title is unnumbered (front matter, the epilogue, an appendix)
+             every section is unnumbered too.
   Raw HTML   none in prose (an HTML comment is fine): `<num_pages>` in
              markdown is an HTML tag to pandoc, so write it in `code`.
   Ids        a section's automatic identifier is prefixed with its
@@ -220,8 +224,15 @@ function Pandoc(doc)
     local nfig, nlst = 0, 0
     local seen_local = {}
     local h2 = {}
+    -- a part whose title is unnumbered (front and back matter, an
+    -- appendix) has no numbered section: pandoc would go on counting
+    -- the chapter before it (9.9, 9.10 ...)
+    local unnumbered = p.header and p.header.classes:includes("unnumbered")
     p.div.content = pandoc.walk_block(pandoc.Div(p.div.content), {
       Header = function(h)
+        if unnumbered and not h.classes:includes("unnumbered") then
+          h.classes:insert("unnumbered")
+        end
         if h.level >= 2 then
           local id = h.identifier
           local kept = false
@@ -270,8 +281,9 @@ function Pandoc(doc)
           err(where, "a figure must be a diagram, diagrams/NAME.svg: " .. img.src)
           return nil
         end
-        if not read_file("diagrams/" .. name .. ".dot") then
-          err(where, "figure " .. img.src .. ": no diagrams/" .. name .. ".dot")
+        if not read_file("diagrams/" .. name .. ".dot") and
+           not read_file("diagrams/" .. name .. ".gp") then
+          err(where, "figure " .. img.src .. ": no diagrams/" .. name .. ".dot (or .gp)")
           return nil
         end
         nfig = nfig + 1
@@ -354,7 +366,29 @@ function Pandoc(doc)
     })
   end
 
-  -- 3. links: resolve, fill in empty ones
+  -- 3. links: resolve, fill in empty ones.  First: an empty link prints
+  -- its label ("Figure 7.1"), so the word must not be written before it
+  -- too ("Figure [](#fig-x)" would print "Figure Figure 7.1").
+  for _, p in ipairs(parts) do
+    pandoc.walk_block(pandoc.Div(p.div.content), {
+      Inlines = function(inl)
+        for i, el in ipairs(inl) do
+          if el.t == "Link" and #el.content == 0 and el.target:sub(1, 1) == "#"
+              and labels[el.target:sub(2)] then
+            local j = i - 1
+            while j > 0 and (inl[j].t == "Space" or inl[j].t == "SoftBreak") do j = j - 1 end
+            local word = labels[el.target:sub(2)]:match("^(%a+)"):lower()
+            local prev = (j > 0 and inl[j].t == "Str") and inl[j].text:lower():gsub("s$", "") or nil
+            if prev == word then
+              err(p.src, "'" .. inl[j].text .. " [](" .. el.target .. ")' prints '" .. inl[j].text ..
+                " " .. labels[el.target:sub(2)] .. "': write [](" .. el.target .. ") alone, it prints the word")
+            end
+          end
+        end
+      end,
+    })
+  end
+
   local referenced = {}
   for _, p in ipairs(parts) do
     p.div.content = pandoc.walk_block(pandoc.Div(p.div.content), {

@@ -18,8 +18,11 @@
 #   book-diagrams  only diagrams/*.dot -> build/book/diagrams/*.svg
 #   book-check     TAP lines: every diagram renders and fits the text width, the
 #                  filters' tests pass, the book builds from scratch (HTML, EPUB,
-#                  PDF) with no warning, epubcheck finds no error, and a broken
-#                  figure, reference, glossary link, section or raw HTML fails
+#                  PDF) with no warning, epubcheck finds no error, the HTML has
+#                  no doubled label, misnumbered section or two-function listing,
+#                  the exercises' code is in the instructor edition only, and a
+#                  broken figure, reference, glossary link, section or raw HTML
+#                  fails
 #   book-clean     remove build/book
 #
 # The spine: book.md, then front matter chapters/front-*.md, then the
@@ -50,7 +53,9 @@ BOOK_PARTS    := $(BOOK_FRONT) $(BOOK_CHAPTERS) $(BOOK_END) $(BOOK_BACK)
 BOOK_ISRC     := $(BOOK_OUT)/.src/instructor.md
 BOOK_IHTML    := $(BOOK_OUT)/instructor/index.html
 BOOK_DOTS     := $(sort $(wildcard diagrams/*.dot))
-BOOK_SVGS     := $(patsubst diagrams/%.dot,$(BOOK_OUT)/diagrams/%.svg,$(BOOK_DOTS))
+BOOK_PLOTS    := $(sort $(wildcard diagrams/*.gp))
+BOOK_SVGS     := $(patsubst diagrams/%.dot,$(BOOK_OUT)/diagrams/%.svg,$(BOOK_DOTS)) \
+                 $(patsubst diagrams/%.gp,$(BOOK_OUT)/diagrams/%.svg,$(BOOK_PLOTS))
 BOOK_TOOLS    := book/book.mk book/edition.lua book/include.lua book/book.lua book/book.css book/pandoc.yaml \
                  book/diagram.sh book/diagram-style.gvpr
 # Everything a listing can come from: a change there rebuilds the book.
@@ -111,6 +116,11 @@ $(BOOK_IHTML): $(BOOK_ISRC) $(BOOK_SVGS) $(BOOK_TOOLS) $(BOOK_LISTED)
 	@mv $@.tmp.html $@
 
 $(BOOK_OUT)/diagrams/%.svg: diagrams/%.dot book/diagram.sh book/diagram-style.gvpr
+	@mkdir -p $(@D)
+	@sh book/diagram.sh $< $@
+
+# A plot and the numbers it draws (diagrams/NAME.dat, from a lab run).
+$(BOOK_OUT)/diagrams/%.svg: diagrams/%.gp diagrams/%.dat book/diagram.sh
 	@mkdir -p $(@D)
 	@sh book/diagram.sh $< $@
 

@@ -13,10 +13,22 @@
      has a "::: exercises" block has a difficulty, a time and a worked
      answer; the instructor edition builds with all of them, and the
      student edition (HTML and EPUB) contains none;
+  3c. the built HTML (both editions) reads right: no label printed twice
+     ("Figure Figure 7.1", "Listing Listing", "Table Table"), every
+     numbered section belongs to the chapter whose number it carries
+     (the epilogue is not 9.9), and a listing of one function defines no
+     other; each of these checks fails on its broken page in
+     book/tests/html/;
+  3d. the exercises' code: every function that labs/chNN/skeleton takes
+     out of patch NN (todo and revert lines) is printed in chapter NN of
+     the instructor edition, and none of its added lines (three in a
+     row) is in chapter NN of the student edition (HTML or EPUB); the
+     same check run on the instructor edition finds them all;
   4. each kind of mistake fails the real build, naming the chapter: a
      broken include, a broken figure, an unresolved cross-reference, a
-     glossary link without an entry, a chapter without a required
-     section, raw HTML in prose, an unlinked "chapter N".
+     label written before a reference that prints it, a glossary link
+     without an entry, a chapter without a required section, raw HTML in
+     prose, an unlinked "chapter N".
 
 Run from the repository root (book/book.mk does):
   check.py --build DIR --make "make -f book/book.mk"
@@ -30,6 +42,7 @@ import shlex
 import subprocess
 import sys
 import zipfile
+from html import unescape
 
 N = 0
 FAILED = 0
@@ -61,16 +74,17 @@ def check_diagrams(build):
     dots = sorted(glob.glob("diagrams/*.dot"))
     if not dots:
         result(False, "diagrams: there is at least one diagrams/*.dot")
-    for dot in dots:
-        svg = os.path.join(out, os.path.basename(dot)[:-4] + ".svg")
+    for dot in dots + sorted(glob.glob("diagrams/*.gp")):
+        svg = os.path.join(out, os.path.splitext(os.path.basename(dot))[0] + ".svg")
         r = run(["sh", "book/diagram.sh", dot, svg])
         good = r.returncode == 0 and os.path.exists(svg) and "<svg" in open(svg).read()
         result(good, "diagram: %s renders to SVG" % dot, r.stdout + r.stderr)
         if not good:
             continue
         text = open(svg).read()
-        m = re.search(r'<svg width="([\d.]+)pt"', text)
-        width = float(m.group(1)) if m else 1e9
+        # dot writes points; gnuplot pixels (3/4 of a point)
+        m = re.search(r'<svg\s+width="([\d.]+)(pt)?"', text)
+        width = (float(m.group(1)) * (1 if m.group(2) else 0.75)) if m else 1e9
         result(width <= MAX_FIGURE_PT and "<!DOCTYPE" not in text,
                "diagram: %s fits the text width (%.0f pt, at most %d) and can be put inline"
                % (dot, width, MAX_FIGURE_PT),
@@ -82,6 +96,14 @@ def check_diagrams(build):
     result(r.returncode != 0 and "broken-on-purpose.dot" in r.stderr
            and not os.path.exists(bad[:-4] + ".svg"),
            "diagram: a broken .dot fails to render, naming the file", r.stdout + r.stderr)
+    bad = os.path.join(out, "broken-on-purpose.gp")
+    with open(bad, "w") as f:
+        f.write('set terminal svg\nplot "no-such-numbers.dat" using 1:2\n')
+    r = run(["sh", "book/diagram.sh", bad, bad[:-3] + ".svg"])
+    result(r.returncode != 0 and "broken-on-purpose.gp" in r.stderr
+           and not os.path.exists(bad[:-3] + ".svg"),
+           "diagram: a plot whose numbers are missing fails to render, naming the file",
+           r.stdout + r.stderr)
 
 
 def check_filter():
@@ -127,15 +149,18 @@ def check_build(build, make):
     result(n_svg >= 1 and n_svg == len(figs) == len(numbered) and "<img" not in html,
            "book: every figure is inline SVG and numbered (%d SVG, %d figures, %d .dot)"
            % (n_svg, len(figs), len(dots)))
-    lst = len(re.findall(r'class="listing"', html))
+    lst = len(re.findall(r'class="listing[ "]', html))
     lst_num = len(re.findall(r"<strong>Listing [0-9A-Z]+\.\d+:</strong>", html))
     result(lst > 0 and lst == lst_num, "book: every listing is numbered (%d of %d)" % (lst_num, lst))
-    listings = re.findall(r'class="listing" data-source="([^"]+)"', html)
+    listings = re.findall(r'class="listing[^"]*" data-source="([^"]+)"', html)
     result(len(listings) > 0, "book: listings come from the repository (%d: %s)" %
            (len(listings), ", ".join(sorted(set(listings)))[:150]))
     prose = html.replace("@cm-begin NAME", "").replace("@cm-end NAME", "")
     result("@cm-begin" not in prose and "@cm-end" not in prose,
            "book: no @cm- marker line leaks into a listing")
+    for kind, what in HTML_CHECKS:
+        probs = html_problems(html)[kind]
+        result(not probs, "book: index.html: %s" % what, "\n".join(probs))
     result("<script" not in html and 'src="http' not in html and "href=\"http" not in
            re.sub(r'<a [^>]*href="http[^"]*"', "", html),
            "book: index.html needs no JavaScript and no network")
@@ -227,6 +252,326 @@ def check_editions(build, make):
            and "A semester plan" not in student,
            "editions: the student edition (HTML, EPUB) contains no answer and no semester plan",
            "\n".join(leaked))
+    for kind, what in HTML_CHECKS:
+        probs = html_problems(open(os.path.join(build, "book", "instructor", "index.html"),
+                                   encoding="utf-8").read())[kind]
+        result(not probs, "editions: instructor/index.html: %s" % what, "\n".join(probs))
+    check_exercise_code(build)
+
+
+# ---------------------------------------------------------------------------
+# Checks of the built HTML.  Each returns a list of problems; book/tests/html/
+# holds a broken page for each, which it must find.
+
+def html_text(html):
+    """The HTML as a reader sees it: no SVG, no tags, one space between words."""
+    html = re.sub(r"<svg.*?</svg>", " ", html, flags=re.S)
+    html = re.sub(r"<(script|style)\b.*?</\1>", " ", html, flags=re.S)
+    return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
+
+
+def doubled_labels(html):
+    """'Figure Figure 7.1': a label written before a reference that prints it."""
+    text = html_text(html)
+    return ["printed twice: ...%s..." % text[max(0, m.start() - 40):m.end() + 20]
+            for m in re.finditer(r"(?i)\b(figure|listing|table)s?\s+\1\b", text)]
+
+
+def misnumbered_sections(html):
+    """A numbered section must carry the number of the chapter it is in: its
+    number starts with the number of the level-1 heading above it, and
+    there is no numbered section under an unnumbered one (front matter,
+    epilogue, appendix).  Headings and the table of contents both."""
+    probs = []
+    body = html
+    m = re.search(r'<nav id="TOC".*?</nav>', html, re.S)
+    if m:
+        body = html[:m.start()] + html[m.end():]
+        depth, chapter = 0, None
+        for t in re.finditer(r'(?P<open><ul\b)|(?P<close></ul>)|<li><a href="#(?P<id>[^"]*)"[^>]*>'
+                             r'(?:<span class="toc-section-number">(?P<num>[^<]*)</span>)?', m.group(0)):
+            if t.group("open"):
+                depth += 1
+            elif t.group("close"):
+                depth -= 1
+            elif depth == 1:
+                chapter = t.group("num")
+            elif t.group("num") and (chapter is None or not t.group("num").startswith(chapter + ".")):
+                probs.append("table of contents: section %s (#%s) is under %s" %
+                             (t.group("num"), t.group("id"),
+                              "chapter " + chapter if chapter else "an unnumbered part"))
+    chapter, title = None, None
+    for h in re.finditer(r"<h([1-6])\b[^>]*>(.*?)</h\1>", body, re.S):
+        level, inner = int(h.group(1)), h.group(2)
+        n = re.search(r'<span class="header-section-number">([^<]*)</span>', inner)
+        num = n.group(1) if n else None
+        words = " ".join(re.sub(r"<[^>]+>", " ", inner).split())
+        if level == 1:
+            chapter, title = num, words
+        elif num and (chapter is None or not num.startswith(chapter + ".")):
+            probs.append("section \"%s\" is numbered %s under \"%s\"" % (words, num, title))
+    return probs
+
+
+def strip_c(line):
+    """A line of C without its strings and comments (and an unclosed one)."""
+    return re.sub(r'"(\\.|[^"\\])*"|/\*.*?(\*/|$)|//.*$', "", line)
+
+
+def definition_at(lines, i):
+    """The function whose definition starts at LINES[i] (C code), or None:
+    a line at column 0 naming "NAME(" that reaches "{" before ";" (as
+    book/include.lua reads them).  None entries (removed lines) are skipped."""
+    line = lines[i]
+    if line is None or not re.match(r"[A-Za-z_]", line) or re.match(r"[A-Za-z_]\w*:\s*$", line):
+        return None
+    m = re.search(r"([A-Za-z_]\w*)\s*\(", strip_c(line))
+    if not m:
+        return None
+    for t in lines[i:]:
+        if t is None:
+            continue
+        t = strip_c(t)
+        b, sc = t.find("{"), t.find(";")
+        if b >= 0 and (sc < 0 or b < sc):
+            return m.group(1)
+        if sc >= 0:
+            return None
+    return None
+
+
+def c_definitions(lines):
+    """The functions LINES (C code) define."""
+    return [n for n in (definition_at(lines, i) for i in range(len(lines))) if n]
+
+
+def listing_divs(html):
+    """The HTML of every listing (its <div class="listing ...">, to the
+    </div> that closes it)."""
+    out = []
+    for m in re.finditer(r'<div[^>]*class="listing[ "]', html):
+        depth, pos = 0, m.start()
+        for t in re.finditer(r"<div\b|</div>", html[m.start():]):
+            depth += 1 if t.group(0) == "<div" else -1
+            if depth == 0:
+                pos = m.start() + t.end()
+                break
+        out.append(html[m.start():pos])
+    return out
+
+
+def listings(html):
+    """(label, is_diff, code lines) of every code block of every listing."""
+    out = []
+    for part in listing_divs(html):
+        cap = re.search(r"<p>(.*?)</p>", part, re.S)
+        label = " ".join(unescape(re.sub(r"<[^>]+>", " ", cap.group(1))).split()) if cap else ""
+        for pre in re.finditer(r"<pre\b([^>]*)>(.*?)</pre>", part, re.S):
+            text = unescape(re.sub(r"<[^>]+>", "", pre.group(2)))
+            out.append((label, "diff" in pre.group(1), text.split("\n")))
+    return out
+
+
+def second_functions(html):
+    """A listing of one function (its label ends "NAME() (...)") that also
+    defines another function."""
+    probs = []
+    for label, is_diff, lines in listings(html):
+        m = re.search(r": (\w+)\(\) \(", label)
+        if not m:
+            continue
+        if is_diff:
+            lines = [None if l[:1] not in ("+", " ") or l.startswith("+++") else l[1:]
+                     for l in lines]
+        others = sorted(set(n for n in c_definitions(lines) if n != m.group(1)))
+        if others:
+            probs.append("%s also defines %s" % (label, ", ".join(n + "()" for n in others)))
+    return probs
+
+
+HTML_CHECKS = [
+    ("doubled", "no label printed twice (\"Figure Figure\", \"Listing Listing\", \"Table Table\")"),
+    ("numbering", "every numbered section carries the number of its own chapter"),
+    ("second-function", "a listing of one function shows no other function's definition"),
+]
+
+
+def html_problems(html):
+    return {"doubled": doubled_labels(html), "numbering": misnumbered_sections(html),
+            "second-function": second_functions(html)}
+
+
+def check_html_fixtures():
+    """Each book/tests/html/bad-*.html must make its check fail; its first
+    line says which check and what the message must hold:
+        <!-- expect: KIND | SUBSTRING ... -->"""
+    for path in sorted(glob.glob("book/tests/html/bad-*.html")):
+        html = open(path, encoding="utf-8").read()
+        first = html.split("\n", 1)[0]
+        want = [w.strip() for w in first.split("expect:", 1)[1].rsplit("-->", 1)[0].split("|")]
+        kind, subs = want[0], [w for w in want[1:] if w]
+        probs = html_problems(html).get(kind, [])
+        msg = "\n".join(probs)
+        result(probs and all(w in msg for w in subs),
+               "html check: %s is refused (%s)" % (path, kind),
+               "found: %r\nwanted: %r" % (probs, subs))
+
+
+# ---------------------------------------------------------------------------
+# The exercises' code
+
+def skeleton_todos(nn):
+    """labs/chNN/skeleton's todo and revert lines: (kind, file, function)."""
+    path = "labs/ch%02d/skeleton" % nn
+    if not os.path.exists(path):
+        return []
+    out = []
+    for line in open(path, encoding="utf-8"):
+        m = re.match(r"\s*(todo|revert)\s+(\S+)\s+(\w+)\s*$", line)
+        if m:
+            out.append(m.groups())
+    return out
+
+
+def in_body(line):
+    """Can LINE (C) be inside a function's body?  Not a comment or code at
+    column 0 (book/include.lua's rule)."""
+    return bool(re.match(r"\t|[{}]|#|[A-Za-z_]\w*:\s*$|\s*$", line))
+
+
+def patch_functions(nn):
+    """The new side of patch NN's hunks, line by line, each with the
+    function it belongs to: [(file, function or None, added?, text)], one
+    list per hunk."""
+    patches = glob.glob("patches/%04d-*.patch" % nn)
+    if len(patches) != 1:
+        return []
+    text = open(patches[0], encoding="utf-8").read()
+    out = []
+    for f in re.finditer(r"^diff --git a/\S+ b/(\S+)\n(.*?)(?=^diff --git |\Z)", text, re.S | re.M):
+        path = f.group(1)
+        for hunk in re.split(r"^(?=@@ )", f.group(2), flags=re.M)[1:]:
+            head, _, body = hunk.partition("\n")
+            lines = [l for l in body.split("\n") if l[:1] in ("+", "-", " ")]
+            code = [None if l.startswith("-") else l[1:] for l in lines]
+            cur = re.search(r"([A-Za-z_]\w*)\s*\(", re.search(r"@@.*@@ ?(.*)", head).group(1))
+            cur = cur.group(1) if cur else None
+            rows = []
+            for i, l in enumerate(lines):
+                if l.startswith("-"):
+                    continue
+                d = definition_at(code, i)
+                if d:
+                    cur = d
+                elif not in_body(l[1:]):
+                    cur = None
+                rows.append((path, cur, l.startswith("+"), l[1:].strip()))
+                if l[1:].startswith("}"):
+                    cur = None
+            out.append(rows)
+    return out
+
+
+def runs(lines, k):
+    return set(tuple(lines[i:i + k]) for i in range(len(lines) - k + 1))
+
+
+def answer_runs(nn, path, func, k=3):
+    """The lines patch NN adds to FUNC in PATH (the code the exercise leaves
+    to write), without indentation or short lines; and the runs of K of
+    them in a row that appear nowhere else in the patch's new side (so
+    that finding one in a listing means the listing shows FUNC)."""
+    hunks = patch_functions(nn)
+    answer, elsewhere = [], set()
+    for rows in hunks:
+        others = []
+        for p, f, added, t in rows:
+            if len(t) < 4:
+                continue
+            if p == path and f == func:
+                if added:
+                    answer.append(t)
+            else:
+                others.append(t)
+        elsewhere |= runs(others, k)
+    k = min(k, len(answer))
+    mine = runs(answer, k) if k else set()
+    return answer, (mine - elsewhere) or mine, k
+
+
+def chapter_html(html, nn):
+    """The part of HTML that is chapter NN: from its level-1 heading to the next."""
+    m = re.search(r'<h1[^>]*><span class="header-section-number">%d</span>.*?(?=<h1\b|\Z)' % nn, html, re.S)
+    return m.group(0) if m else ""
+
+
+def listing_lines(html):
+    """Every line of every listing in HTML, without indentation (and without
+    the +/- of a diff), one list per listing."""
+    out = []
+    for _, is_diff, lines in listings(html):
+        if is_diff:
+            lines = [l[1:] for l in lines if l[:1] in ("+", "-", " ")]
+        out.append([l.strip() for l in lines if len(l.strip()) >= 4])
+    return out
+
+
+def leaked(want, k, blocks):
+    """Is one of the runs WANT (of K lines) in one of BLOCKS?"""
+    return k > 0 and any(tuple(b[i:i + k]) in want for b in blocks for i in range(len(b) - k + 1))
+
+
+def exercise_answers():
+    """(chapter, kind, file, function, answer lines, runs, k) for every
+    function of every chapter's skeleton."""
+    out = []
+    for ch in sorted(glob.glob("chapters/[0-9][0-9]-*.md")):
+        nn = int(os.path.basename(ch)[:2])
+        for kind, path, func in skeleton_todos(nn):
+            out.append((nn, kind, path, func) + answer_runs(nn, path, func))
+    return out
+
+
+def answers_in(html, answers):
+    """The answers whose code chapter NN of HTML prints."""
+    return [a for a in answers if leaked(a[5], a[6], listing_lines(chapter_html(html, a[0])))]
+
+
+def check_exercise_code(build):
+    answers = exercise_answers()
+    empty = ["chapter %d: %s %s()" % (nn, path, func) for nn, _, path, func, lines, _, _ in answers
+             if not lines]
+    result(answers and not empty,
+           "exercises: every function a skeleton names has lines its patch adds (%d)" % len(answers),
+           "no added lines found for: " + ", ".join(empty))
+    inst = open(os.path.join(build, "book", "instructor", "index.html"), encoding="utf-8").read()
+    student = open(os.path.join(build, "book", "index.html"), encoding="utf-8").read()
+    missing = []
+    for a in answers:
+        flat = set(l for b in listing_lines(chapter_html(inst, a[0])) for l in b)
+        gone = [l for l in a[4] if l not in flat]
+        if gone:
+            missing.append("chapter %d: %s(): %s" % (a[0], a[3], gone[0]))
+    result(not missing, "exercises: the instructor edition prints the code of every TODO "
+           "in its chapter (%d)" % len(answers), "not printed whole: " + "\n".join(missing))
+    # the check that the student edition is clean must be able to fail: on
+    # the instructor edition it finds every answer
+    found = answers_in(inst, answers)
+    result(len(found) == len(answers),
+           "exercises: the leak check finds every answer in the instructor edition (%d of %d)"
+           % (len(found), len(answers)),
+           "not found: " + ", ".join(a[3] for a in answers if a not in found))
+    leaks = ["chapter %d: %s() (%s)" % (a[0], a[3], a[1]) for a in answers_in(student, answers)]
+    epub = os.path.join(build, "book", "containing-memory.epub")
+    if os.path.exists(epub):
+        with zipfile.ZipFile(epub) as z:
+            for n in sorted(z.namelist()):
+                if n.endswith(".xhtml"):
+                    page = z.read(n).decode("utf-8", "replace")
+                    for a in answers_in(page, answers):
+                        leaks.append("EPUB %s: chapter %d: %s()" % (n, a[0], a[3]))
+    result(not leaks, "exercises: the student edition (HTML, EPUB) prints none of the code "
+           "the exercises leave to write", "\n".join(leaks))
 
 
 def check_broken_include(build):
@@ -259,6 +604,10 @@ BROKEN = [
     ("an unresolved cross-reference", "chapters/front-broken-ref.md",
      "# Broken {#sec-broken}\n\nAs [the figure](#fig-no-such-figure) shows.\n",
      ["chapters/front-broken-ref.md", "unresolved cross-reference", "#fig-no-such-figure"]),
+    ("a label written before a reference that prints it", "chapters/front-broken-label.md",
+     "# Broken {#sec-broken}\n\n![A figure.](diagrams/pipeline.svg){#fig-broken-label}\n\n"
+     "Figure [](#fig-broken-label) shows it.\n",
+     ["chapters/front-broken-label.md", "Figure [](#fig-broken-label)", "prints 'Figure Figure 1'"]),
     ("a glossary link without an entry", "chapters/front-broken-gloss.md",
      "# Broken {#sec-broken}\n\nA [frobnicator](#gl-frobnicator) frobs.\n",
      ["chapters/front-broken-gloss.md", "glossary term without an entry", "#gl-frobnicator"]),
@@ -302,6 +651,7 @@ def main():
     os.makedirs(a.build, exist_ok=True)
     check_diagrams(a.build)
     check_filter()
+    check_html_fixtures()
     check_build(a.build, a.make)
     check_editions(a.build, a.make)
     check_broken_include(a.build)

@@ -5,12 +5,13 @@
 # as anyone else, print the one command to run and fail.  Only the Debian
 # archive the machine is configured for is used.
 #   pandoc graphviz python3   the HTML and EPUB, and the diagrams
+#   gnuplot-nox               the plots of lab numbers (diagrams/*.gp)
 #   weasyprint                the PDF, printed from the HTML
 #   fonts-dejavu-core         the fonts the stylesheet and the diagrams name
 #   epubcheck                 make book-check validates the EPUB with it
 set -eu
 
-PKGS="pandoc graphviz python3 weasyprint fonts-dejavu-core epubcheck"
+PKGS="pandoc graphviz gnuplot-nox python3 weasyprint fonts-dejavu-core epubcheck"
 
 missing=
 for p in $PKGS; do

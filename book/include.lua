@@ -26,17 +26,40 @@ Function rule (patch + function=NAME), applied to every hunk:
   1. a hunk whose @@ header names NAME as a function - git prints the
      enclosing function after the second @@, e.g.
      "@@ -10,6 +10,8 @@ int res_counter_charge(struct res_counter *c," -
-     is taken whole;
-  2. otherwise, a hunk whose added lines define NAME - a '+' line that does
-     not start with whitespace or '#', contains "NAME(", and reaches a '{'
-     before any ';' - contributes only that definition: from the comment
-     and declaration lines directly above it (contiguous non-blank lines)
-     down to the '}' that closes its body, with a recomputed @@ header.
-     This is how a function in a brand-new file (one big hunk) is shown.
+     is taken up to NAME's own closing brace: the first '}' at column 0,
+     or the line before the first comment or code at column 0 (the hunk
+     started after NAME's end).  Git names the function in which a hunk
+     starts, so such a hunk may go on into the next function, which is
+     cut off; a hunk left with no change is dropped;
+  2. otherwise, a hunk that defines NAME - a line at column 0 (not '#',
+     not a comment) whose code (strings and comments taken out) contains
+     "NAME(" and reaches a '{' before any ';'; an added line, or a context
+     line if NAME's body in the hunk has changes - contributes only that
+     definition: from the comment and declaration lines directly above it
+     (contiguous non-blank lines) down to the '}' that closes its body,
+     with a recomputed @@ header.  This is how a function in a brand-new
+     file (one big hunk) is shown;
+  3. a definition that is a stub - in a branch compiled only when a
+     CONFIG_ option is off: #ifndef CONFIG_X, #if !IS_ENABLED(CONFIG_X),
+     #if !defined(CONFIG_X), or the #else/#elif of #ifdef CONFIG_X or
+     #if IS_ENABLED(CONFIG_X) - is left out when the patch defines NAME
+     anywhere else.  The #if lines above it are read from the whole file
+     as the series (patches/NNNN-*.patch, in order) leaves it, when the
+     series creates the file; else from the hunk above it.
 Hunks are grouped per file and keep their --- / +++ lines.
 
+Exercises: a listing in chapter NN (cm-source "chapters/NN-...") of patch
+NN that shows added code of a function that labs/chNN/skeleton names
+("todo FILE FUNCTION", "revert FILE FUNCTION": `make exercise CH=NN`
+leaves it for the reader to write) gets the attribute cm-exercise="N:
+KIND:FILE:FUNCTION ..." (N: its TODO number) and, after its code block,
+the same listing without those functions (as code blocks of class
+cm-student; none if nothing is left).  book/edition.lua, the next
+filter, picks the edition's version and takes the marks off.
+
 Chapter names: the book build wraps each chapter in a Div with attribute
-cm-source="chapters/NN-slug.md" (see book/book.mk); the filter unwraps it.
+cm-source="chapters/NN-slug.md" (see book/book.mk); the filter keeps it
+for the filters after it (book/book.lua unwraps it).
 When pandoc runs on a single file, that file is the chapter.
 
 Repository root: metadata cm-root (pandoc -M cm-root=DIR), else the
@@ -310,49 +333,20 @@ local function names_symbol(s, name)
     or s:find("%f[%w_]" .. e .. "%s*=%s*{") ~= nil
 end
 
-local function definition_excerpt(hunk, fn, matcher)
-  matcher = matcher or names_function
+-- The code of a line, without strings, comments, and the start of a
+-- comment that goes on to the next line: "/* calls NAME (once) */" is
+-- not a definition of NAME.
+local function code_of(s)
+  return (strip_c_noise(s):gsub("/%*.*$", ""))
+end
+
+-- A sub-hunk: lines FIRST..LAST of HUNK with a recomputed @@ header (git's
+-- function name after the second @@ is kept when the excerpt starts at
+-- the hunk's first line).
+local function sub_hunk(hunk, first, last, keep_ctx) -- keep_ctx: nil = when FIRST is 1
   local L = hunk.lines
-  local def
-  for i, l in ipairs(L) do
-    local body = l:sub(2)
-    if l:sub(1, 1) == "+" and body:match("^[^%s#]") and matcher(body, fn) then
-      -- a definition reaches '{' before ';'
-      for j = i, #L do
-        if L[j]:sub(1, 1) ~= "-" then
-          local t = strip_c_noise(L[j]:sub(2))
-          local b, s = t:find("{", 1, true), t:find(";", 1, true)
-          if b and (not s or b < s) then def = i; break end
-          if s then break end
-        end
-      end
-      if def then break end
-    end
-  end
-  if not def then return nil end
-  -- back up over the contiguous comment/declaration lines above it
-  local first = def
-  while first > 1 do
-    local prev = L[first - 1]
-    local body = prev:sub(2)
-    if prev:sub(1, 1) == "-" or not body:match("%S") or body:match("^}") or body:match(";%s*$") then
-      break
-    end
-    first = first - 1
-  end
-  -- forward to the brace that closes the body (new side only)
-  local depth, opened, last = 0, false, #L
-  for j = def, #L do
-    local c = L[j]:sub(1, 1)
-    if c ~= "-" and c ~= "\\" then
-      local t = strip_c_noise(L[j]:sub(2))
-      for ch in t:gmatch("[{}]") do
-        if ch == "{" then depth = depth + 1; opened = true else depth = depth - 1 end
-      end
-      if opened and depth <= 0 then last = j; break end
-    end
-  end
-  -- recompute the @@ header for the excerpt
+  if first == 1 and last == #L and keep_ctx ~= false then return hunk end
+  if keep_ctx == nil then keep_ctx = first == 1 end
   local o, n = hunk.old, hunk.new
   for j = 1, first - 1 do
     local c = L[j]:sub(1, 1)
@@ -369,12 +363,174 @@ local function definition_excerpt(hunk, fn, matcher)
     elseif c == "+" then nc = nc + 1 end
     out[#out + 1] = L[j]
   end
-  if first == 1 and last == #L then return { header = hunk.header, lines = L } end
-  if oc == 0 then o = o - 1 end -- unified diff convention for an empty old side
+  -- unified diff convention for an empty side: the number of the line
+  -- before (the hunk's own header already says so when FIRST is 1)
+  if oc == 0 and first > 1 then o = o - 1 end
+  if nc == 0 and first > 1 then n = n - 1 end
+  local ctx = (keep_ctx and (hunk.ctx or "") ~= "") and (" " .. hunk.ctx) or ""
   return {
-    header = string.format("@@ -%d,%d +%d,%d @@", math.max(o, 0), oc, n, nc),
-    lines = out,
+    header = string.format("@@ -%d,%d +%d,%d @@%s", math.max(o, 0), oc, math.max(n, 0), nc, ctx),
+    ctx = keep_ctx and hunk.ctx or "", lines = out, old = o, new = n,
   }
+end
+
+-- The line of the new side of HUNK at which line I of it stands.
+local function new_line_of(hunk, i)
+  local n = hunk.new
+  for j = 1, i - 1 do
+    local c = hunk.lines[j]:sub(1, 1)
+    if c == " " or c == "+" or hunk.lines[j] == "" then n = n + 1 end
+  end
+  return n
+end
+
+-- Does line I of the lines L (diff lines, or plain lines if PLAIN) start
+-- a function definition?  Returns the function's name.  A definition
+-- starts at column 0 (not a comment, a "#" line or a brace), names
+-- "NAME(" in its code, and reaches "{" before ";".
+local function definition_at(L, i, plain)
+  local function text(j)
+    local l = L[j]
+    if plain then return l end
+    local c = l:sub(1, 1)
+    if c == "-" or c == "\\" then return nil end
+    return l:sub(2)
+  end
+  local body = text(i)
+  if not body or not body:match("^[%a_]") then return nil end
+  local name = code_of(body):match("([%a_][%w_]*)%s*%(")
+  if not name then return nil end
+  for j = i, #L do
+    local t = text(j)
+    if t then
+      t = code_of(t)
+      local b, s = t:find("{", 1, true), t:find(";", 1, true)
+      if b and (not s or b < s) then return name end
+      if s then return nil end
+    end
+  end
+  return nil
+end
+
+-- The excerpt of HUNK from the definition that starts at line DEF: the
+-- comment and declaration lines directly above it, down to the brace
+-- that closes its body (new side only), or the end of the hunk.
+local function excerpt_range(hunk, def)
+  local L = hunk.lines
+  local first = def
+  while first > 1 do
+    local body = L[first - 1]:sub(2)
+    if not body:match("%S") or body:match("^}") or body:match(";%s*$") then break end
+    first = first - 1
+  end
+  local depth, opened, last = 0, false, #L
+  for j = def, #L do
+    local c = L[j]:sub(1, 1)
+    if c ~= "-" and c ~= "\\" then
+      local t = strip_c_noise(L[j]:sub(2))
+      for ch in t:gmatch("[{}]") do
+        if ch == "{" then depth = depth + 1; opened = true else depth = depth - 1 end
+      end
+      if opened and depth <= 0 then last = j; break end
+    end
+  end
+  local changed = false
+  for j = first, last do
+    local c = L[j]:sub(1, 1)
+    if c == "+" or c == "-" then changed = true end
+  end
+  return first, last, changed
+end
+
+local function excerpt_at(hunk, def)
+  local L = hunk.lines
+  local first, last, changed = excerpt_range(hunk, def)
+  if first == 1 and last == #L and (hunk.ctx or "") == "" then return hunk, changed end
+  -- git's function name after @@ is the one before the definition: none
+  local ex = sub_hunk({ lines = L, old = hunk.old, new = hunk.new, ctx = "" }, first, last, false)
+  return ex, changed
+end
+
+-- Rule 2: the excerpt of HUNK that holds a definition of FN (MATCHER
+-- tells whether a line of code names it; a function by default).  The
+-- definition is an added line; for a function, also a context line when
+-- the function's body in the hunk has changed lines (a change inside a
+-- function that git names the hunk after the one before it).  Returns
+-- the excerpt, the line of the new side the definition is on, and its
+-- index in the hunk; nil if the hunk has no such definition.
+local function definition_excerpt(hunk, fn, matcher)
+  local context_too = matcher == nil
+  matcher = matcher or names_function
+  local L = hunk.lines
+  for i, l in ipairs(L) do
+    local c, body = l:sub(1, 1), l:sub(2)
+    if (c == "+" or (c == " " and context_too)) and body:match("^[^%s#]")
+        and matcher(code_of(body), fn) then
+      -- a definition reaches '{' before ';'
+      local def
+      for j = i, #L do
+        if L[j]:sub(1, 1) ~= "-" then
+          local t = code_of(L[j]:sub(2))
+          local b, sc = t:find("{", 1, true), t:find(";", 1, true)
+          if b and (not sc or b < sc) then def = i; break end
+          if sc then break end
+        end
+      end
+      if def then
+        local ex, changed = excerpt_at(hunk, def)
+        if c == "+" or changed then return ex, new_line_of(hunk, def), def end
+      end
+    end
+  end
+  return nil
+end
+
+-- Rule 1 for a hunk that git names after FN: it starts after FN's first
+-- line, and before anything else at column 0, so inside FN or between
+-- FN's closing brace and the next definition's comment.  It may run on
+-- into the next definition: keep it up to FN's own closing brace, the
+-- first "}" at column 0, or up to the first line outside any body (code
+-- or a comment at column 0, not a label or a #-line) if it comes first.
+-- nil when the part that is left changes nothing (the change is all
+-- past FN).
+-- Can BODY (a line of C) be inside a function's body?  Indented by a
+-- tab, the opening brace, a #-line, a label or blank: yes.  A comment
+-- or code at column 0 is outside every body.
+local function in_body(body)
+  return body:match("^\t") or body:match("^[{}]") or body:match("^#")
+    or body:match("^[%a_][%w_]*:%s*$") or not body:match("%S")
+end
+
+local function function_end(hunk)
+  local L = hunk.lines
+  local last = #L
+  for i, l in ipairs(L) do
+    local c, body = l:sub(1, 1), l:sub(2)
+    if c ~= "-" and c ~= "\\" then
+      if body:match("^}") then
+        last = i
+        break
+      elseif not in_body(body) then
+        last = i - 1
+        break
+      end
+    end
+  end
+  return last
+end
+
+local function trim_to_function(hunk, fn)
+  local L = hunk.lines
+  local last = function_end(hunk)
+  -- no trailing blank context
+  while last > 0 and (L[last] == "" or L[last] == " ") do last = last - 1 end
+  local changes = false
+  for j = 1, last do
+    local c = L[j]:sub(1, 1)
+    if c == "+" or c == "-" then changes = true end
+  end
+  if not changes then return nil end
+  return sub_hunk(hunk, 1, last)
 end
 
 local function find_patch(ref)
@@ -396,6 +552,254 @@ local function find_patch(ref)
     return nil, "no patch patches/" .. want .. "*.patch"
   end
   return nil, "no patch file " .. ref
+end
+
+------------------------------------------------------------------------
+-- stubs: a definition compiled only when a CONFIG_ option is off
+
+local parsed_cache = {}
+local function parsed(ref)
+  if not parsed_cache[ref] then
+    parsed_cache[ref] = parse_patch(read_file(root .. "/" .. ref) or "")
+  end
+  return parsed_cache[ref]
+end
+
+-- Apply the hunks of one file's diff to CONTENT (a list of lines).
+local function apply_hunks(content, hunks)
+  local out, pos = {}, 1
+  for _, h in ipairs(hunks) do
+    local oc = 0
+    for _, l in ipairs(h.lines) do
+      local c = l:sub(1, 1)
+      if c == " " or c == "-" or l == "" then oc = oc + 1 end
+    end
+    local upto = (oc == 0) and h.old or (h.old - 1)
+    while pos <= upto do out[#out + 1] = content[pos]; pos = pos + 1 end
+    for _, l in ipairs(h.lines) do
+      local c = l:sub(1, 1)
+      if c == " " or l == "" then out[#out + 1] = content[pos] or l:sub(2); pos = pos + 1
+      elseif c == "-" then pos = pos + 1
+      elseif c == "+" then out[#out + 1] = l:sub(2) end
+    end
+  end
+  while pos <= #content do out[#out + 1] = content[pos]; pos = pos + 1 end
+  return out
+end
+
+-- The lines of PATH once the series, patches/NNNN-*.patch in order, is
+-- applied up to and including REF; nil when the series does not create
+-- PATH (a file of the kernel itself, which the repository does not hold).
+local series_cache = {}
+local function series_file(ref, path)
+  local key = ref .. "\0" .. path
+  if series_cache[key] ~= nil then return series_cache[key] or nil end
+  local content
+  local dir, base = ref:match("^(.*)/(%d%d%d%d%-[^/]*%.patch)$")
+  if dir then
+    local names = list_dir(root .. "/" .. dir)
+    table.sort(names)
+    for _, name in ipairs(names) do
+      if name:match("^%d%d%d%d%-.*%.patch$") and name <= base then
+        for _, f in ipairs(parsed(dir .. "/" .. name)) do
+          if f.path == path then
+            if f.new_file then content = {} end
+            if content then content = apply_hunks(content, f.hunks) end
+          end
+        end
+      end
+    end
+  end
+  series_cache[key] = content or false
+  return content
+end
+
+-- Is line AT of LINES (before it: LINES[1 .. AT-1]) in a branch compiled
+-- only when a CONFIG_ option is off: "#ifndef CONFIG_X", "#if
+-- !IS_ENABLED(CONFIG_X)" or "#if !defined(CONFIG_X)", or the "#else"
+-- (or "#elif") of "#ifdef CONFIG_X", "#if IS_ENABLED(CONFIG_X)"...?
+local function in_config_off_branch(lines, at)
+  local stack = {}
+  for i = 1, at - 1 do
+    local d, rest = (lines[i] or ""):match("^%s*#%s*(%a+)(.*)$")
+    if d == "if" or d == "ifdef" or d == "ifndef" then
+      local on -- true: compiled when the option is on; false: when it is off
+      if rest:match("CONFIG_") then
+        if d == "ifdef" then on = true
+        elseif d == "ifndef" then on = false
+        else on = not rest:match("^%s*!") end
+      end
+      stack[#stack + 1] = { on = on, alt = false }
+    elseif (d == "else" or d == "elif") and #stack > 0 then
+      stack[#stack].alt = true
+    elseif d == "endif" then
+      stack[#stack] = nil
+    end
+  end
+  for _, e in ipairs(stack) do
+    if e.on ~= nil and e.on == e.alt then return true end
+  end
+  return false
+end
+
+-- Is the code at new-side line NEW_LINE of FILE (line I of HUNK) a stub?
+-- A file the series creates is rebuilt to read every #if above it; in a
+-- kernel file only the lines of the hunk above it are read.
+local function is_stub(ref, file, hunk, i, new_line)
+  local whole = series_file(ref, file.path)
+  if whole then return in_config_off_branch(whole, new_line) end
+  local above = {}
+  for j = 1, i - 1 do
+    local l = hunk.lines[j]
+    if l:sub(1, 1) ~= "-" and l:sub(1, 1) ~= "\\" then above[#above + 1] = l:sub(2) end
+  end
+  return in_config_off_branch(above, #above + 1)
+end
+
+-- The functions whose added lines a listing shows, as "FILE:NAME": a
+-- hunk's lines belong to the function git names it after, and to each
+-- function defined in it from its definition, up to a "}" at column 0
+-- or a line outside any body (a comment or code at column 0).
+local function functions_shown(picked)
+  local seen, list = {}, {}
+  for _, pk in ipairs(picked) do
+    for _, h in ipairs(pk.hunks) do
+      local cur = (h.ctx or ""):match("([%a_][%w_]*)%s*%(")
+      for i, l in ipairs(h.lines) do
+        local c, body = l:sub(1, 1), l:sub(2)
+        if c ~= "-" and c ~= "\\" then
+          local def = definition_at(h.lines, i)
+          if def then
+            cur = def
+          elseif not in_body(body) then
+            cur = nil -- a comment or code at column 0: between functions
+          end
+        end
+        if c == "+" and cur then
+          local k = pk.file.path .. ":" .. cur
+          if not seen[k] then seen[k] = true; list[#list + 1] = k end
+        end
+        if c ~= "-" and body:match("^}") then cur = nil end
+      end
+    end
+  end
+  return list
+end
+
+------------------------------------------------------------------------
+-- the exercise of a chapter (see book/edition.lua)
+
+-- The functions `make exercise CH=NN` takes out of patch NN:
+-- labs/chNN/skeleton's "todo FILE FUNCTION" and "revert FILE FUNCTION"
+-- lines, numbered as labs/host/skeleton.sh numbers its TODOs.
+local skeleton_cache = {}
+local function skeleton_of(nn)
+  if skeleton_cache[nn] then return skeleton_cache[nn] end
+  local todos = {}
+  local text = read_file(string.format("%s/labs/ch%02d/skeleton", root, nn))
+  for line in ((text or "") .. "\n"):gmatch("(.-)\n") do
+    local kind, file, func = line:match("^%s*(%a+)%s+(%S+)%s+([%a_][%w_]*)%s*$")
+    if kind == "todo" or kind == "revert" then
+      todos[#todos + 1] = { n = #todos + 1, kind = kind, file = file, func = func }
+    end
+  end
+  skeleton_cache[nn] = todos
+  return todos
+end
+
+-- HUNK without FN's code: without the part at its start that belongs to
+-- FN (git names the hunk after it), and without FN's definitions (with
+-- the comment above them).  The parts left that still change something,
+-- as hunks.
+local function omit_function(hunk, fn)
+  local L = hunk.lines
+  local drop = {}
+  if names_function(hunk.ctx or "", fn) then
+    for j = 1, function_end(hunk) do drop[j] = true end
+  end
+  for i, l in ipairs(L) do
+    local c = l:sub(1, 1)
+    if c ~= "-" and c ~= "\\" and definition_at(L, i) == fn then
+      local first, last = excerpt_range(hunk, i)
+      for j = first, last do drop[j] = true end
+    end
+  end
+  local parts, first = {}, nil
+  local function close(last)
+    if not first then return end
+    -- no blank line at either end, and a change that is not blank
+    local a, b = first, last
+    while a <= b and not L[a]:sub(2):match("%S") do a = a + 1 end
+    while b >= a and not L[b]:sub(2):match("%S") do b = b - 1 end
+    local changed = false
+    for j = a, b do
+      local c = L[j]:sub(1, 1)
+      if (c == "+" or c == "-") and L[j]:sub(2):match("%S") then changed = true end
+    end
+    if changed then
+      -- git's function name stays right unless code before A was dropped
+      parts[#parts + 1] = sub_hunk(hunk, a, b, first == 1)
+    end
+    first = nil
+  end
+  for j = 1, #L do
+    if drop[j] then close(j - 1) elseif not first then first = j end
+  end
+  close(#L)
+  return parts
+end
+
+-- PICKED without the functions of TODOS (their file and name).
+local function omit_functions(picked, todos)
+  local out = {}
+  for _, pk in ipairs(picked) do
+    local hunks = pk.hunks
+    for _, t in ipairs(todos) do
+      if t.file == pk.file.path then
+        local left = {}
+        for _, h in ipairs(hunks) do
+          for _, part in ipairs(omit_function(h, t.func)) do left[#left + 1] = part end
+        end
+        hunks = left
+      end
+    end
+    if #hunks > 0 then out[#out + 1] = { file = pk.file, hunks = hunks } end
+  end
+  return out
+end
+
+-- The text of PICKED, a list of { file =, hunks = }, as a diff.
+local function as_diff(picked)
+  local out = {}
+  for _, pk in ipairs(picked) do
+    local f = pk.file
+    if #f.header == 0 then
+      out[#out + 1] = "--- a/" .. f.path
+      out[#out + 1] = "+++ b/" .. f.path
+    end
+    for _, l in ipairs(f.header) do
+      if l:match("^%-%-%- ") or l:match("^%+%+%+ ") then out[#out + 1] = l end
+    end
+    for _, h in ipairs(pk.hunks) do
+      out[#out + 1] = h.header
+      for _, l in ipairs(h.lines) do out[#out + 1] = l end
+    end
+  end
+  return out
+end
+
+-- One excerpt of added lines of a file the patch creates: its lines as in
+-- the new file, and the number of the first; nil for anything else.
+local function as_plain(picked)
+  if not (#picked == 1 and picked[1].file.new_file and #picked[1].hunks == 1) then return nil end
+  local h = picked[1].hunks[1]
+  local plain = {}
+  for _, l in ipairs(h.lines) do
+    if l:sub(1, 1) == "+" then plain[#plain + 1] = l:sub(2)
+    elseif l:sub(1, 1) ~= "\\" then return nil end
+  end
+  if #plain == 0 then return nil end
+  return plain, tonumber(h.header:match("^@@ %-%d+,?%d* %+(%d+)")) or 1
 end
 
 local function render_patch(attr)
@@ -426,6 +830,8 @@ local function render_patch(attr)
   local out = {}
   local picked = {}
   local matched_file = false
+  local selected = {}
+  local real_found = false
   for _, f in ipairs(files) do
     if not want_file or f.path == want_file then
       matched_file = true
@@ -445,28 +851,37 @@ local function render_patch(attr)
           if ex then chosen[#chosen + 1] = ex end
         elseif not want_fn then
           chosen[#chosen + 1] = h
-        elseif names_function(h.ctx, want_fn) then
-          chosen[#chosen + 1] = h
         else
-          local ex = definition_excerpt(h, want_fn)
-          if ex then chosen[#chosen + 1] = ex end
+          -- function=: rule 1 (git names the function), cut at its
+          -- closing brace; else rule 2 (the hunk defines it).  Either
+          -- may be a stub for a CONFIG_ option that is off.
+          local ex, at, i
+          if names_function(h.ctx, want_fn) then
+            ex = trim_to_function(h, want_fn)
+            at, i = h.new, 1
+          end
+          if not ex then ex, at, i = definition_excerpt(h, want_fn) end
+          if ex then
+            local stub = is_stub(ref, f, h, i, at)
+            if not stub then real_found = true end
+            chosen[#chosen + 1] = { hunk = ex, stub = stub }
+          end
         end
       end
-      if #chosen > 0 then
-        picked[#picked + 1] = { file = f, hunks = chosen }
-        if #f.header == 0 then
-          out[#out + 1] = "--- a/" .. f.path
-          out[#out + 1] = "+++ b/" .. f.path
-        end
-        for _, l in ipairs(f.header) do
-          if l:match("^%-%-%- ") or l:match("^%+%+%+ ") then out[#out + 1] = l end
-        end
-        for _, h in ipairs(chosen) do
-          out[#out + 1] = h.header
-          for _, l in ipairs(h.lines) do out[#out + 1] = l end
-        end
-      end
+      selected[#selected + 1] = { file = f, chosen = chosen }
     end
+  end
+  for _, sel in ipairs(selected) do
+    local f, chosen = sel.file, sel.chosen
+    if want_fn then
+      -- the stubs give way to the real definition, if the patch has one
+      local keep = {}
+      for _, c in ipairs(chosen) do
+        if not (c.stub and real_found) then keep[#keep + 1] = c.hunk end
+      end
+      chosen = keep
+    end
+    if #chosen > 0 then picked[#picked + 1] = { file = f, hunks = chosen } end
   end
   if want_file and not matched_file then
     local have = {}
@@ -474,7 +889,7 @@ local function render_patch(attr)
     return nil, string.format("%s does not touch %s (it touches: %s)", ref, want_file,
       table.concat(have, ", "))
   end
-  if #out == 0 then
+  if #picked == 0 then
     if want_text then
       return nil, string.format("no hunk of %s%s contains '%s'", ref,
         want_file and (" in " .. want_file) or "", want_text)
@@ -494,24 +909,17 @@ local function render_patch(attr)
   if want_fn then label = label .. ": " .. want_fn .. "()" end
   if want_sym then label = label .. ": " .. want_sym end
   -- one new file, one excerpt of added lines: show it as the file itself
-  if #picked == 1 and picked[1].file.new_file and #picked[1].hunks == 1 then
+  local plain, start = as_plain(picked)
+  if plain then
     local h = picked[1].hunks[1]
-    local plain, all_added = {}, true
-    for _, l in ipairs(h.lines) do
-      if l:sub(1, 1) == "+" then plain[#plain + 1] = l:sub(2)
-      elseif l:sub(1, 1) ~= "\\" then all_added = false end
-    end
-    local start = tonumber(h.header:match("^@@ %-%d+,?%d* %+(%d+)")) or 1
-    if all_added and #plain > 0 then
-      local last = start + #plain - 1
-      local where = (start == 1 and #plain == #h.lines) and "new file" or
-        string.format("new file, lines %d\u{2013}%d", start, last)
-      label = label .. " (" .. where .. ", patch " .. num .. ")"
-      return plain, ref, label, { path = picked[1].file.path, start = start }
-    end
+    local last = start + #plain - 1
+    local where = (start == 1 and #plain == #h.lines) and "new file" or
+      string.format("new file, lines %d\u{2013}%d", start, last)
+    label = label .. " (" .. where .. ", patch " .. num .. ")"
+    return plain, ref, label, { path = picked[1].file.path, start = start }, picked
   end
   label = label .. " (patch " .. num .. ")"
-  return out, ref, label
+  return as_diff(picked), ref, label, nil, picked
 end
 
 local function render_include(attr)
@@ -564,11 +972,11 @@ local function expand(block, chapter)
   if block.text:match("%S") then
     return fail("the block must be empty; its text would be replaced")
   end
-  local lines, ref, label, plain
+  local lines, ref, label, plain, picked
   if attr.include then
     lines, ref, label = render_include(attr)
   else
-    lines, ref, label, plain = render_patch(attr)
+    lines, ref, label, plain, picked = render_patch(attr)
   end
   if not lines then return fail(ref) end
   if #lines == 0 then return fail(ref .. " is empty") end
@@ -587,7 +995,7 @@ local function expand(block, chapter)
   local keep = {}
   for k, v in pairs(attr) do
     if k ~= "include" and k ~= "marker" and k ~= "patch" and k ~= "file" and k ~= "function"
-        and k ~= "symbol" then
+        and k ~= "symbol" and k ~= "contains" then
       keep[k] = v
     end
   end
@@ -597,9 +1005,56 @@ local function expand(block, chapter)
   end
   local code = pandoc.CodeBlock(table.concat(lines, "\n"),
     pandoc.Attr(block.identifier, classes, keep))
-  if nolabel then return code end
-  local caption = pandoc.Para({ pandoc.Code(label) })
-  return pandoc.Div({ caption, code }, pandoc.Attr("", { "listing" }, { { "data-source", ref } }))
+
+  -- A listing of chapter NN's own patch that shows code of a function
+  -- its exercise takes out: say which (cm-exercise="N:KIND:FILE:NAME
+  -- ..."), and add the listing without them, for the student edition,
+  -- in code blocks of class cm-student (none if nothing is left).
+  -- book/edition.lua keeps one or the other and drops these attributes.
+  local nn = chapter and chapter:match("chapters/(%d%d)%-[^/]*$")
+  local num = ref:match("^patches/(%d%d%d%d)%-")
+  local hits = {}
+  if picked and nn and num and tonumber(nn) == tonumber(num) then
+    local shown = {}
+    for _, k in ipairs(functions_shown(picked)) do shown[k] = true end
+    for _, t in ipairs(skeleton_of(tonumber(nn))) do
+      if shown[t.file .. ":" .. t.func] then hits[#hits + 1] = t end
+    end
+  end
+  local blocks = { code }
+  local div_attr = { { "data-source", ref } }
+  if #hits > 0 then
+    local names = {}
+    for _, t in ipairs(hits) do
+      names[#names + 1] = string.format("%d:%s:%s:%s", t.n, t.kind, t.file, t.func)
+    end
+    div_attr[#div_attr + 1] = { "cm-exercise", table.concat(names, " ") }
+    local left = omit_functions(picked, hits)
+    local student = {}
+    local function add(text, start)
+      local cl = { "cm-student" }
+      for _, c in ipairs(classes) do if c ~= "numberLines" then cl[#cl + 1] = c end end
+      local kv = {}
+      if start then cl[#cl + 1] = "numberLines"; kv.startFrom = tostring(start) end
+      student[#student + 1] = pandoc.CodeBlock(table.concat(text, "\n"), pandoc.Attr("", cl, kv))
+    end
+    if plain then
+      -- the parts of one new file: each as the file's own lines
+      for _, h in ipairs(left[1] and left[1].hunks or {}) do
+        local text, start = as_plain({ { file = left[1].file, hunks = { h } } })
+        if text then add(text, start) end
+      end
+    elseif #left > 0 then
+      add(as_diff(left))
+    end
+    for _, b in ipairs(student) do blocks[#blocks + 1] = b end
+  end
+  if nolabel then
+    if #hits == 0 then return code end
+    return pandoc.Div(blocks, pandoc.Attr("", {}, div_attr))
+  end
+  table.insert(blocks, 1, pandoc.Para({ pandoc.Code(label) }))
+  return pandoc.Div(blocks, pandoc.Attr("", { "listing" }, div_attr))
 end
 
 local function walk_chapter(blocks, chapter)
