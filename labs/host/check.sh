@@ -181,7 +181,7 @@ negative() {
 	first=$(echo "$out" | grep -m 1 -E '^    not ok ' | sed 's/^ *//')
 	what="lab $1 fails on the chapter-$(($1 - 1)) kernel"
 	case $verdict in
-	"not ok - "*TIMEOUT* | "not ok - "*"QEMU ERROR"* | "ok - "*)
+	"not ok - "*TIMEOUT* | "not ok - "*HUNG* | "not ok - "*"QEMU ERROR"* | "ok - "*)
 		echo "not ok - negative control: $what"
 		echo "    # got: $verdict" ;;
 	*)

@@ -11,6 +11,8 @@
 #   FAIL        a test point failed, the plan was not met, or a splat
 #   NO LAB      the guest never printed a TAP plan (boot failure, no init)
 #   TIMEOUT     QEMU was still running after TIMEOUT seconds
+#   HUNG        the kernel reported a soft lockup, an RCU stall or a hung
+#               task; the run is stopped a few seconds later
 #   QEMU ERROR  QEMU itself exited with an error
 #   ONE CPU     the guest did not bring up two CPUs (every lab needs two)
 #
@@ -80,8 +82,17 @@ qemu-system-x86_64 $(qemu_accel) -m "${MEM:-256M}" -smp cpus=$ncpus,sockets=$ncp
 	</dev/null >"$dir/qemu.log" 2>&1 &
 qemu=$!
 trap 'kill $qemu 2>/dev/null' INT TERM HUP
+# A kernel that reports a hang of its own (a soft lockup after 20 s, an
+# RCU stall, a task blocked for 30 s) will not recover: give it a few
+# seconds to print the rest, then stop, rather than wait for the timeout.
+hang_re='watchdog: BUG: soft lockup|rcu: INFO: .*detected stall|INFO: task .* blocked for more than'
+hung=
 while kill -0 $qemu 2>/dev/null && [ $(($(now) - start)) -lt "$timeout" ]; do
 	sleep 1
+	if [ -z "$hung" ] && grep -qaE "$hang_re" "$console" 2>/dev/null; then
+		hung=$(now)
+	fi
+	[ -n "$hung" ] && [ $(($(now) - hung)) -ge 5 ] && break
 done
 if kill -0 $qemu 2>/dev/null; then
 	# Out of time: before QEMU goes, ask it where every CPU is.
@@ -131,7 +142,10 @@ cpus=$(sed -nE 's/.*smp: Brought up [0-9]+ nodes?, ([0-9]+) CPUs?.*/\1/p' "$cons
 
 # @cm-begin verdicts
 why=
-if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+if [ -n "$hung" ]; then
+	why="HUNG: the kernel reported a hang after $((hung - start)) s: $(grep -maE "$hang_re" "$console" |
+		sed -E 's/^\[ *[0-9.]+\] //' | cut -c1-80)"
+elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 	why="TIMEOUT: QEMU still running after $timeout s"
 elif [ $rc -ne 0 ]; then
 	why="QEMU ERROR: exit status $rc ($(head -n 3 "$dir/qemu.log" | tr '\n' ' '))"
