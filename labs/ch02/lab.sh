@@ -64,6 +64,7 @@ is "$(stat -c %a $C/a/memory.failcnt)" 444 "memory.failcnt is 0444"
 is "$(cat $C/memory.limit)" $NOLIMIT "root limit is the default (no limit)"
 ok "root usage and failcnt are numbers" \
 	grep -qE '^[0-9]+$' $C/memory.usage $C/memory.failcnt
+points 2
 is "$(cat $C/a/b/memory.limit)" $NOLIMIT "new group's limit: no limit"
 is "$(cat $C/a/b/memory.usage)" 0 "new group's usage: 0"
 is "$(cat $C/a/b/memory.failcnt)" 0 "new group's failcnt: 0"
@@ -82,9 +83,11 @@ is "$(cat $C/memory.limit)" $NOLIMIT "and root's limit is unchanged"
 # @cm-begin roundtrip
 L=$C/a/memory.limit
 echo 100 >$L
+points 2
 is "$(cat $L)" 100 "echo 100 > memory.limit (with a newline)"
 echo -n 200 >$L
 is "$(cat $L)" 200 "echo -n 200 > memory.limit (without)"
+points 2
 is "$(cm-write $L '300\n')" "ok 4" "one write(2) of \"300\\n\" returns 4"
 is "$(cm-write $L 400)" "ok 3" "one write(2) of \"400\" returns 3"
 points 2
@@ -94,6 +97,7 @@ is "$(cat $L)" 10 "010 is decimal ten, not octal"
 echo 0 >$L
 is "$(cat $L)" 0 "a limit of 0 is accepted"
 echo 18446744073709551615 >$L
+points 2
 is "$(cat $L)" 18446744073709551615 "the largest value (ULONG_MAX) is accepted"
 points 2
 is "$(cat $C/a/b/memory.limit)" $NOLIMIT "the child's limit is its own"
@@ -111,6 +115,7 @@ EOF_BAD
 # "echo > memory.limit" writes just a newline, refused above. A write(2)
 # of zero bytes never reaches the controller: cgroup_file_write() returns
 # 0 for it, having written nothing.
+points 2
 is "$(cm-write $L '') $(cat $L)" "ok 0 1234" "a zero-byte write(2) changes nothing"
 # @cm-end matrix
 

@@ -51,7 +51,7 @@ rm /tmp/a.out	# from chapter 4 on, its tmpfs page is charged to a
 is "$(cat /container/a/tasks)" "" "cm-anon has exited: a has no task"
 ok "rmdir a succeeds (6.1 checks tasks, not references)" rmdir /container/a
 usleep 500000
-points 3
+points 11
 is "$(num_cgroups)" 2 "a is still counted: the dead task's mm holds it"
 exec 3<&-			# the last reference on the mm_struct goes
 ok "closing /proc/PID/mem frees the mm, and then a" settles 1
@@ -80,7 +80,7 @@ wait "$parent"
 rm /tmp/child	# written from b, like /tmp/a.out above
 ok "rmdir b succeeds once both have exited" rmdir /container/b
 usleep 500000
-points 3
+points 11
 is "$(num_cgroups)" 2 "b is still counted: the forked mm holds it"
 exec 3<&-
 ok "closing /proc/PID/mem frees the forked mm, and then b" settles 1

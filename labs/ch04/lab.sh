@@ -52,11 +52,11 @@ diag "cm-anon touching 1 page: usage $one (the rest is its stack and data)"
 settle
 is "$(usage a)" 0 "cm-anon exited: usage back to 0"
 ok "cm-anon holds 257 pages in a" start_held /tmp/o/anon.out in_c a cm-anon 257 --hold
+points 9
 within "$(($(usage a) - one))" 256 4 \
 	"usage grew by 256 pages over the 1-page run (stack placement: +/-4)"
 release "$HELD_PID"
 settle
-points 2
 is "$(usage a)" 0 "exit gives all of them back"
 # @cm-end anon
 
@@ -75,6 +75,7 @@ i=0
 while [ ! -s /tmp/child ] && [ $i -lt 100 ]; do usleep 50000; i=$((i + 1)); done
 b_cow=$(usage b)
 diag "after the fork: a=$(usage a) b=$b_cow"
+points 6
 atleast "$b_cow" 1 "the forked child's copied pages are charged to b"
 echo go >/tmp/fifo
 wait "$parent"
@@ -90,7 +91,7 @@ ok "cm-file maps /mnt/f256 in a" \
 	start_held /tmp/o/map.out in_c a cm-file /mnt/f256 --mmap --hold
 mapped=$(usage a)
 diag "usage with the file mapped: $mapped"
-points 2
+points 9
 atleast "$mapped" 256 "a pays for the 256 file pages"
 atleast $((256 + one + 8)) "$mapped" \
 	"plus only its own pages ($one for cm-anon) and ext2 metadata (8)"
@@ -111,6 +112,7 @@ is "$(usage a)" 0 "unmapped and dropped from the cache: back to 0"
 in_c a cm-file /mnt/f256 --read >/dev/null
 drain_cpus
 cached=$(usage a)
+points 6
 within "$cached" 258 2 "the 256 cached pages stay charged to a (+ 0..4 ext2 metadata)"
 settle
 is "$(usage a)" 0 "drop_caches takes the pages, and the charge, away"
@@ -143,12 +145,14 @@ while [ "$(failcnt a)" -lt 2000 ] && [ $i -lt 200 ]; do
 	usleep 100000
 	i=$((i + 1))
 done
+points 4
 atleast "$(failcnt a)" 2000 "failcnt counts every failed charge"
-points 3
 atleast 64 "$(usage a)" "usage never passed the limit"
 echo 9223372036854775807 >/container/a/memory.limit
 wait "$reader"
+points 7
 is "$?" 1 "cm-file fails over a 64-page limit"
+points 4
 ok "read(2) failed with ENOMEM" grep -q "errno=ENOMEM from read" /tmp/o/read.err
 settle
 is "$(usage a)" 0 "the reader's pages are given back"
@@ -169,11 +173,14 @@ f1=$(failcnt a)
 sleep 2
 f2=$(failcnt a)
 diag "failcnt $f1, two seconds later $f2"
+points 3
 atleast "$((f2 - f1))" 1 "the stuck fault keeps failing: failcnt climbs"
+points 3
 ok "the task is still alive" kill -0 "$hog"
 atleast 64 "$(usage a)" "and usage stays within the limit"
 kill -KILL "$hog"
 wait "$hog"
+points 3
 is "$?" 137 "SIGKILL ends it"
 echo 9223372036854775807 >/container/a/memory.limit
 settle
@@ -199,7 +206,6 @@ in_c a env N=$n sh -c 'i=0; while [ $i -lt $N ]; do
 	cm-anon 32 >/dev/null; cm-file /mnt/f64 --read >/dev/null
 	echo 1 >/proc/sys/vm/drop_caches; i=$((i + 1)); done'
 settle
-points 3
 is "$(usage a)" 0 "a's usage is back to 0: no charge leaked"
 is "$(failcnt b)" 0 "b never failed a charge"
 diag "root usage: $root0 before, $(usage) after"
@@ -218,6 +224,7 @@ mkdir -p /shm && mount -t tmpfs -o size=16m tmpfs /shm
 # so that it runs in an mm made in a)
 in_c a sh -c 'dd if=/dev/zero of=/shm/file bs=4096 count=2048 2>/dev/null'
 drain_cpus
+points 6
 is "$(usage a)" 2048 "a pays for its 2048 tmpfs pages"
 hog=$(($(meminfo MemFree) / 4 + 4096))
 cm-anon "$hog" >/dev/null
@@ -233,6 +240,7 @@ b0=$(usage b)
 in_c b sh -c 'cat /shm/file >/dev/null'
 drain_cpus
 diag "after b read the file back: a=$(usage a) b=$(usage b)"
+points 6
 atleast "$(($(usage b) - b0))" "$out" "b pays for the pages it swapped in"
 rm /shm/file
 umount /shm
@@ -289,6 +297,7 @@ is "$(report_field /tmp/o/stat.out stated)" 1024 \
 over=$(($(usage m) - lim))
 diag "usage $(usage m), limit $lim: $over pages over, failcnt $(failcnt m)"
 if [ "$KCH" -lt 6 ]; then
+points 4
 	atleast "$over" 1 "the metadata charges went past the limit"
 else
 	skip "the metadata charges went past the limit" "chapter $KCH: reclaim may make room first"
@@ -331,6 +340,7 @@ find / /tmp -xdev -type f -exec cat {} + >/dev/null 2>&1
 drain_cpus
 out=$((a0 - $(usage a)))
 diag "a: $a0 pages, $out of them pushed out to swap"
+points 3
 atleast "$out" 256 "at least 256 of a's pages are in swap"
 echo 128 >/container/b/memory.limit
 in_c b swapoff /dev/zram0

@@ -78,7 +78,9 @@ ok "the leader is in b" in_tasks b "$pid"
 a2=$(usage a)
 b2=$(usage b)
 grow /tmp/o/g.out "$pid" 3
+points 11
 within $(($(usage b) - b2)) 256 4 "the leader moved: its new pages charge b"
+points 11
 within $(($(usage a) - a2)) 0 4 "and a keeps what it was charged before"
 atleast "$(usage a)" 512 "a still holds the 512 pages of steps 1 and 2"
 # @cm-end leader
@@ -172,7 +174,9 @@ race() {
 	is "$_sum" "children=$2 wrong=0 unclear=0" "$4"
 	rm -f /tmp/o/race.out
 }
+points 11
 race fork 24 64 "24 forks while the parent moves: each child pays where it is"
+points 11
 race exec 20 64 "20 execs moved halfway: each child pays where it is"
 # @cm-end race-fork
 
