@@ -54,10 +54,13 @@ echo 64 >/container/a/memory.limit
 in_c a cm-anon 256 >/dev/null 2>&1 &
 hog=$!
 exits_within 15 "$hog"
+points 6
 is "$?" 137 "the hog in a (256 pages, limit 64) is killed: SIGKILL, status 137"
+points 6
 is "$(kills)" "$((k0 + 1))" "one kill, logged as 'Memory container out of memory'"
 dmesg | grep 'Memory container out of memory' | tail -n 2 |
 	sed 's/^/# /'
+points 6
 ok "the log names a, its usage, limit and failcnt" \
 	sh -c "dmesg | grep -q 'Memory container out of memory: /a: usage [0-9]* pages, limit 64 pages, failcnt [0-9]'"
 ok "the bigger task in b survives" kill -0 "$big_b"
@@ -79,8 +82,10 @@ small=$HELD_PID
 in_c c cm-anon 350 >/tmp/o/late.out 2>&1 &
 late=$!
 exits_within 20 "$late"
+points 6
 is "$?" 0 "late, which faulted past the limit, finishes"
 exits_within 10 "$big"
+points 6
 is "$?" 137 "big, the largest, was the one killed"
 ok "small lives on" kill -0 "$small"
 # @cm-end largest
@@ -96,6 +101,7 @@ echo 1000 >"/proc/$small/oom_score_adj"
 in_c c cm-anon 350 >/tmp/o/late.out 2>&1 &
 late=$!
 exits_within 15 "$small"
+points 6
 is "$?" 137 "small, with oom_score_adj 1000, is killed instead"
 exits_within 20 "$late"
 is "$?" 0 "late finishes"
@@ -127,6 +133,7 @@ atleast "$(dmesg | grep -c 'Huh VM_FAULT_OOM')" "$((h0 + 1))" \
 is "$(kills)" "$k0" "nobody was killed, in d or outside it"
 ok "the task in b is still there" kill -0 "$big_b"
 ok "the root runs a 256-page task meanwhile" cm-anon 256
+points 6
 ok "the log says there was nothing to kill" \
 	sh -c "dmesg | grep -q 'Out of memory and no killable processes'"
 echo 512 >/container/d/memory.limit

@@ -40,11 +40,14 @@ remount /mnt
 
 # @cm-begin interface
 is "$(type_of m)" 3 "a new container charges page cache and mapped pages (3)"
+points 4
 ok "1 selects mapped pages only" set_type m 1
+points 4
 is "$(type_of m)" 1 "and reads back as 1"
 for bad in 0 4 abc -1 +1 0x1 "1 " 99999999999999999999; do
 	not_ok_if "'$bad' is refused" set_type m "$bad"
 done
+points 4
 is "$(type_of m)" 1 "after all that, the type is still 1"
 not_ok_if "the root's type cannot be changed" set_type "" 1
 is "$(type_of)" 3 "the root charges everything (3)"
@@ -59,6 +62,7 @@ ok "cm-file reads 512 pages in m and holds" \
 own=$(usage m)
 diag "m's usage while the reader holds: $own; page cache grew by $(($(cached_pages) - c0)) pages"
 atleast "$(($(cached_pages) - c0))" 500 "512 pages came into the page cache"
+points 5
 atleast 24 "$own" "m's usage stayed flat (the reader's own pages only)"
 release "$HELD_PID"
 # @cm-end read
@@ -79,19 +83,23 @@ ok "x maps and touches 200 cached pages" \
 x=$HELD_PID
 ux=$(usage m)
 diag "m's usage with x mapping 200 pages: $ux"
+points 5
 within "$ux" "$((200 + own))" 8 "m pays for the 200 mapped pages (+ x's own)"
 xown=$((ux - 200))
 ok "y maps and touches the first 100 of them" \
 	start_held /tmp/o/y.out in_c m cm-file /mnt/f512 --mmap --pages 100 --hold
 y=$HELD_PID
 diag "and with y mapping 100 of them too: $(usage m)"
+points 5
 within "$(usage m)" "$((ux + xown))" 4 "no page is charged twice"
 release "$x"
 drain_cpus
 diag "after x unmaps and exits: $(usage m)"
+points 4
 within "$(usage m)" "$((100 + xown))" 4 "x unmaps: the 100 pages only x mapped go back"
 release "$y"
 drain_cpus
+points 4
 is "$(usage m)" 0 "y unmaps: the rest goes back"
 atleast "$(($(cached_pages) - c0))" 500 "and the 512 pages are all still cached"
 # @cm-end map
@@ -109,14 +117,17 @@ drain_cpus
 
 # @cm-begin switch
 # Back to 3: new page cache is charged again.  2 behaves like 1.
+points 4
 ok "3 charges page cache again" set_type m 3
 in_c m cm-file /mnt/g256 --read >/dev/null
 drain_cpus
 atleast "$(usage m)" 256 "m pays for the 256 new cached pages it read"
+points 4
 ok "2 is accepted" set_type m 2
 in_c m cm-file /mnt/h256 --read >/dev/null
 drain_cpus
 atleast "$(usage m)" 256 "but behaves like 1: h256's pages are not charged"
+points 4
 atleast "$((256 + 16))" "$(usage m)" "(m still pays for g256's, charged under 3)"
 # @cm-end switch
 
@@ -128,6 +139,7 @@ set_type m 1
 u0=$(usage m)
 in_c m dd if=/dev/zero of=/t/z bs=4096 count=256 2>/dev/null
 drain_cpus
+points 4
 is "$(usage m)" "$u0" "m writes 256 pages to tmpfs and pays for none"
 # @cm-end tmpfs
 
@@ -228,6 +240,7 @@ drain_cpus			# compaction takes pages off the LRU lists only
 cown=$(($(rollup_kb "$x" Anonymous) / 4))
 uc=$(usage c)
 diag "c's usage: $uc; x's own anonymous pages: $cown"
+points 5
 within "$uc" "$((256 + cown))" 2 "c pays for the 256 mapped pages (+ x's own)"
 awk 'BEGIN { p = sprintf("%4096s", "")
 	for (i = 0; i < 10240; i++) {
@@ -254,6 +267,7 @@ within "$(usage c)" "$uc" 2 "c's usage did not move: each charge went with its p
 release "$x"
 rm /tmp/o/fill1
 drain_cpus
+points 5
 is "$(usage c)" 0 "x unmaps and exits: c's usage is 0"
 # @cm-end compact
 
@@ -293,6 +307,7 @@ atleast "$yanon" 512 "y maps all 512 pages again (and its own)"
 atleast "$(usage s)" "$((yanon - 4))" "s pays for every page y maps"
 release "$y"
 drain_cpus
+points 5
 is "$(usage s)" 0 "y exits: s's usage is 0"
 # @cm-end swapoff
 
