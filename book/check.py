@@ -89,21 +89,18 @@ def check_diagrams(build):
                "diagram: %s fits the text width (%.0f pt, at most %d) and can be put inline"
                % (dot, width, MAX_FIGURE_PT),
                "make it narrower: rankdir=TB, shorter labels, fewer nodes side by side")
-    bad = os.path.join(out, "broken-on-purpose.dot")
-    with open(bad, "w") as f:
-        f.write("digraph broken { a -> ; }\n")
-    r = run(["sh", "book/diagram.sh", bad, bad[:-4] + ".svg"])
-    result(r.returncode != 0 and "broken-on-purpose.dot" in r.stderr
-           and not os.path.exists(bad[:-4] + ".svg"),
-           "diagram: a broken .dot fails to render, naming the file", r.stdout + r.stderr)
-    bad = os.path.join(out, "broken-on-purpose.gp")
-    with open(bad, "w") as f:
-        f.write('set terminal svg\nplot "no-such-numbers.dat" using 1:2\n')
-    r = run(["sh", "book/diagram.sh", bad, bad[:-3] + ".svg"])
-    result(r.returncode != 0 and "broken-on-purpose.gp" in r.stderr
-           and not os.path.exists(bad[:-3] + ".svg"),
-           "diagram: a plot whose numbers are missing fails to render, naming the file",
-           r.stdout + r.stderr)
+    for ext, text, what in (
+            (".dot", "digraph broken { a -> ; }\n", "a broken .dot"),
+            (".gp", 'set terminal svg\nplot "no-such-numbers.dat" using 1:2\n',
+             "a plot whose numbers are missing")):
+        bad = os.path.join(out, "broken-on-purpose" + ext)
+        svg = bad[:-len(ext)] + ".svg"
+        with open(bad, "w") as f:
+            f.write(text)
+        r = run(["sh", "book/diagram.sh", bad, svg])
+        result(r.returncode != 0 and os.path.basename(bad) in r.stderr
+               and not os.path.exists(svg),
+               "diagram: %s fails to render, naming the file" % what, r.stdout + r.stderr)
 
 
 def check_filter():

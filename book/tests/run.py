@@ -52,21 +52,24 @@ def pandoc(args, exe):
                           cwd=CASES, capture_output=True, text=True)
 
 
+def nodes(x):
+    """Every element (a dict) of a pandoc JSON tree, in document order,
+    each before the elements inside it."""
+    if isinstance(x, dict):
+        yield x
+        for v in x.values():
+            yield from nodes(v)
+    elif isinstance(x, list):
+        for v in x:
+            yield from nodes(v)
+
+
 def code_blocks(ast):
     found = {}
-
-    def walk(x):
-        if isinstance(x, dict):
-            if x.get("t") == "CodeBlock":
-                (ident, classes, kv), text = x["c"]
-                found[ident] = (classes, text)
-            for v in x.values():
-                walk(v)
-        elif isinstance(x, list):
-            for v in x:
-                walk(v)
-
-    walk(ast["blocks"])
+    for x in nodes(ast["blocks"]):
+        if x.get("t") == "CodeBlock":
+            (ident, classes, kv), text = x["c"]
+            found[ident] = (classes, text)
     return found
 
 
@@ -132,37 +135,21 @@ def listing_divs(ast):
 
     def text_of(x):
         out = []
-
-        def walk(y):
-            if isinstance(y, dict):
-                if y.get("t") == "Str":
-                    out.append(y["c"])
-                elif y.get("t") in ("Space", "SoftBreak"):
-                    out.append(" ")
-                elif y.get("t") == "Code":
-                    out.append(y["c"][1])
-                for v in y.values():
-                    walk(v)
-            elif isinstance(y, list):
-                for v in y:
-                    walk(v)
-        walk(x)
+        for y in nodes(x):
+            if y.get("t") == "Str":
+                out.append(y["c"])
+            elif y.get("t") in ("Space", "SoftBreak"):
+                out.append(" ")
+            elif y.get("t") == "Code":
+                out.append(y["c"][1])
         return "".join(out)
 
-    def walk(x):
-        if isinstance(x, dict):
-            if x.get("t") == "Div" and "listing" in x["c"][0][1]:
-                (ident, classes, kv), blocks = x["c"]
-                codes = [b["c"] for b in blocks if b.get("t") == "CodeBlock"]
-                ident = ident or next((c[0][0] for c in codes if c[0][0]), "")
-                found[ident] = (classes, [c[1] for c in codes], text_of(blocks), kv)
-            for v in x.values():
-                walk(v)
-        elif isinstance(x, list):
-            for v in x:
-                walk(v)
-
-    walk(ast["blocks"])
+    for x in nodes(ast["blocks"]):
+        if x.get("t") == "Div" and "listing" in x["c"][0][1]:
+            (ident, classes, kv), blocks = x["c"]
+            codes = [b["c"] for b in blocks if b.get("t") == "CodeBlock"]
+            ident = ident or next((c[0][0] for c in codes if c[0][0]), "")
+            found[ident] = (classes, [c[1] for c in codes], text_of(blocks), kv)
     return found
 
 
