@@ -36,9 +36,14 @@ diag() {
 
 # @cm-begin points
 # points N: the next test point is worth N points in make grade, which
-# reads the weight off the point's line: "ok 3 - what [2 points]".
+# reads the weight off the point's line: "ok 3 - what [2 points]".  It
+# hands back the exit status it found, so a weight may stand between a
+# command and the point that reads its status:
+#	wait "$hog"; points 6; is "$?" 137 "the hog was killed"
 points() {
+	_tap_rc=$?
 	TAP_POINTS=" [$1 points]"
+	return $_tap_rc
 }
 # @cm-end points
 

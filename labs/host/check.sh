@@ -197,6 +197,7 @@ negative() {
 : >"$LOGS/check.times"
 if [ "$mode" = check ]; then
 	step "lab programs: host unit tests" make -s -C code O="$PWD/$BUILD/code" test
+	step "lab library: tap.sh on the host" sh labs/host/taptest.sh
 fi
 if [ -f book/book.mk ]; then
 	if [ "$mode" = check ]; then
