@@ -161,6 +161,24 @@ release_within() {
 	return $_rc
 }
 
+# run_within SECS CMD...: run CMD, but kill it if it has not exited
+# after SECS seconds (its status is then 137).  For a step that a broken
+# kernel leaves stuck (a fault retried for ever, a stream that cannot
+# make room): the lab fails a point and goes on, instead of hanging.
+run_within() {
+	_secs=$1
+	shift
+	"$@" &
+	_pid=$!
+	(exec >/dev/null 2>&1; sleep "$_secs"; kill -KILL "$_pid") &
+	_dog=$!
+	wait "$_pid"
+	_rc=$?
+	kill "$_dog" 2>/dev/null
+	wait "$_dog" 2>/dev/null
+	return $_rc
+}
+
 # report_field OUT KEY: KEY's value from a "prog: key=value ..." line.
 report_field() {
 	sed -nE "s/.* $2=([^ ]*).*/\1/p" "$1" | head -n 1

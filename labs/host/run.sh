@@ -85,14 +85,28 @@ trap 'kill $qemu 2>/dev/null' INT TERM HUP
 # A kernel that reports a hang of its own (a soft lockup after 20 s, an
 # RCU stall, a task blocked for 30 s) will not recover: give it a few
 # seconds to print the rest, then stop, rather than wait for the timeout.
+# A splat the lab does not expect (see below) fails the lab whatever
+# comes next, and what comes next is often a hang: stop 10 s after it.
 hang_re='watchdog: BUG: soft lockup|rcu: INFO: .*detected stall|INFO: task .* blocked for more than'
-hung=
+# @cm-begin splat-re
+# Kernel messages carry a "[    1.234567] " stamp; the lab's own echo on
+# the console does not, so a lab printing "WARNING:" is not a splat.
+splat_re='^\[ *[0-9]+\.[0-9]+\] .*(BUG:|WARNING:|Oops|Kernel panic|general protection fault|INFO: |UBSAN:|list_add corruption|list_del corruption)'
+# @cm-end splat-re
+expect_re=$(sed -nE 's/^[0-9]+[[:space:]]+//p' "$labdir/splats" 2>/dev/null | paste -sd'|')
+unexpected_splat() {
+	grep -aE "$splat_re" "$console" 2>/dev/null |
+		grep -qavE "${expect_re:-^$}"
+}
+hung= splat= stop_at=
 while kill -0 $qemu 2>/dev/null && [ $(($(now) - start)) -lt "$timeout" ]; do
 	sleep 1
-	if [ -z "$hung" ] && grep -qaE "$hang_re" "$console" 2>/dev/null; then
-		hung=$(now)
+	if [ -z "$stop_at" ] && grep -qaE "$hang_re" "$console" 2>/dev/null; then
+		hung=$(now) stop_at=$(($(now) + 5))
+	elif [ -z "$stop_at" ] && unexpected_splat; then
+		splat=$(now) stop_at=$(($(now) + 10))
 	fi
-	[ -n "$hung" ] && [ $(($(now) - hung)) -ge 5 ] && break
+	[ -n "$stop_at" ] && [ "$(now)" -ge "$stop_at" ] && break
 done
 if kill -0 $qemu 2>/dev/null; then
 	# Out of time: before QEMU goes, ask it where every CPU is.
@@ -110,9 +124,6 @@ fi
 secs=$(($(now) - start))
 
 # @cm-begin splats
-# Kernel messages carry a "[    1.234567] " stamp; the lab's own echo on
-# the console does not, so a lab printing "WARNING:" is not a splat.
-splat_re='^\[ *[0-9]+\.[0-9]+\] .*(BUG:|WARNING:|Oops|Kernel panic|general protection fault|INFO: |UBSAN:|list_add corruption|list_del corruption)'
 grep -aE "$splat_re" "$console" >"$dir/splats" 2>/dev/null
 
 # Expected splats (labs/chNN/splats: "COUNT ERE" per line) must appear
@@ -145,6 +156,8 @@ why=
 if [ -n "$hung" ]; then
 	why="HUNG: the kernel reported a hang after $((hung - start)) s: $(grep -maE "$hang_re" "$console" |
 		sed -E 's/^\[ *[0-9.]+\] //' | cut -c1-80)"
+elif [ -n "$splat" ] && [ $rc -eq 124 ]; then
+	why="STOPPED: still running 10 s after a kernel splat (at $((splat - start)) s)"
 elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 	why="TIMEOUT: QEMU still running after $timeout s"
 elif [ $rc -ne 0 ]; then
