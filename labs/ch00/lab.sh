@@ -36,9 +36,10 @@ drop_caches
 before=$(meminfo Cached)
 cm-file /mnt/file --read >/tmp/read.out
 is "$(report_field /tmp/read.out pages)" 256 "cm-file reads 256 pages"
-# Other activity moves Cached by a few pages; 1 MiB must show.
+# Other activity moves Cached by a few pages either way (on a busy
+# host, up to about 10); 1 MiB, less 64 KiB, must show.
 points 2
-atleast "$(($(meminfo Cached) - before))" 1000 \
+atleast "$(($(meminfo Cached) - before))" 960 \
 	"the read put about 1 MiB into the page cache"
 drop_caches
 atleast "$((before + 200 - $(meminfo Cached)))" 0 \

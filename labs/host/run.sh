@@ -38,6 +38,12 @@ initrd=$BUILD/initramfs.cpio.gz
 timeout=$(sed -nE 's/^# timeout: ([0-9]+)$/\1/p' "$labdir/lab.sh" 2>/dev/null | head -n 1)
 timeout=${timeout:-300}
 [ "$flavor" = debug ] && timeout=$((timeout * 3))
+# A host that is busy already (a kernel build, another guest) runs the
+# guest slower, by about its runnable tasks per core: so many times the
+# time, up to four.  The load is the last minute's, read before QEMU
+# adds its own.
+load=$(awk -v n="$(nproc)" '{ f = int($1 / n + 0.5); print (f < 1 ? 1 : f > 4 ? 4 : f) }' /proc/loadavg)
+timeout=$((timeout * load))
 timeout=${TIMEOUT:-$timeout}
 name="lab $lnn on kernel $kname"
 dir=$LOGS/lab$lnn-$kname
@@ -160,6 +166,8 @@ elif [ -n "$splat" ] && [ $rc -eq 124 ]; then
 	why="STOPPED: still running 10 s after a kernel splat (at $((splat - start)) s)"
 elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 	why="TIMEOUT: QEMU still running after $timeout s"
+	[ -z "${TIMEOUT-}" ] && [ "$load" -gt 1 ] &&
+		why="$why (the lab's timeout times $load, for the host's load)"
 elif [ $rc -ne 0 ]; then
 	why="QEMU ERROR: exit status $rc ($(head -n 3 "$dir/qemu.log" | tr '\n' ' '))"
 elif [ -z "$plan" ]; then
@@ -177,6 +185,10 @@ if [ -s "$dir/splats" ]; then
 	why="${why:+$why; }FAIL: kernel splat on the console"
 fi
 [ -n "$bad_expect" ] && why="${why:+$why; }FAIL${bad_expect}"
+# A lab that calls a function it never sourced, or a program the guest
+# lacks, has tested nothing at that line, whatever it printed.
+sherr=$(grep -am 1 -E '^/lab/.*: line [0-9]+: .*not found' "$console" | tr -d '\r')
+[ -n "$sherr" ] && why="${why:+$why; }FAIL: shell error in the lab: $sherr"
 # @cm-end verdicts
 
 # The verdict line goes into the log directory too (make grade reads it).
