@@ -72,8 +72,9 @@ hygiene() {
 		fi
 		# One series: "[PATCH n/N]", N the number of patches in it (a
 		# patch exported alone says "[PATCH]", one from an older, shorter
-		# series says "n/8").
-		want="[PATCH $n/$(nr_patches)]"
+		# series says "n/8").  git pads n to N's width: "09/10".
+		N=$(nr_patches)
+		want="[PATCH $(printf "%0${#N}d" $n)/$N]"
 		subj=$(sed -n 's/^Subject: //p' "patches/$p" | head -n 1)
 		case $subj in
 		"$want "*) echo "ok - $p: its subject says $want" ;;
