@@ -17,6 +17,8 @@ SUITE=res_counter
 CASES=15		# KUNIT_CASE()s in kernel/res_counter_kunit.c
 # chapter 7 adds a case, for res_counter_charge_over()
 [ "$(kernel_chapter)" -ge 7 ] && CASES=16
+# chapter 10 adds one, for max_usage and res_counter_reset()
+[ "$(kernel_chapter)" -ge 10 ] && CASES=17
 WARNINGS=1		# WARN_ON_ONCE: the first of the two underflow cases
 RESULTS=/sys/kernel/debug/kunit/$SUITE/results
 # @cm-end setup

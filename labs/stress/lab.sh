@@ -32,6 +32,8 @@ args=$(sed -n 's/.*cmstress=\([0-9]*\),\([0-9]*\).*/\1 \2/p' /proc/cmdline)
 set -- $args
 SECONDS_WANTED=${1:-60} SEED=${2:-1}
 CH=$(kernel_chapter)
+# memory.stat, and its sum in the audit, come with chapter 10
+STAT=; [ "$CH" -ge 10 ] && STAT=1
 WORKERS=4
 QUIET=15
 S=/tmp/stress
@@ -147,6 +149,13 @@ op_swap() {	# swapoff and swapon (worker 0 only: one device)
 	log "swapon"
 	swapon /dev/zram0 2>/dev/null
 }
+op_stat() {	# read memory.stat, reset the high-water mark and failcnt
+	container
+	log "stat $C"
+	cat /container/$C/memory.stat >/dev/null
+	echo 0 >/container/$C/memory.max_usage
+	echo 0 >/container/$C/memory.failcnt
+}
 
 # The operations this chapter's kernel has.
 OPS="limit dir"
@@ -154,6 +163,7 @@ OPS="limit dir"
 [ "$CH" -ge 5 ] && OPS="$OPS move"
 [ "$CH" -ge 6 ] && OPS="$OPS swap"
 [ "$CH" -ge 8 ] && OPS="$OPS type"
+[ "$CH" -ge 10 ] && OPS="$OPS stat"
 set -- $OPS
 NOPS=$#
 
@@ -206,13 +216,16 @@ quiet() {
 	drain_cpus
 }
 
-# audit: usage and records agree in every container; a charge or an
-# uncharge half done (kswapd's, an RCU-freed perf page's) may show for a
-# moment, so a mismatch must last five reads, 200 ms apart.
+# audit: usage and records agree in every container, and from chapter
+# 10 on so does memory.stat's cache + rss (the line's "stat" field); a
+# charge or an uncharge half done (kswapd's, an RCU-freed perf page's)
+# may show for a moment, so a mismatch must last five reads, 200 ms
+# apart.
 audit() {
 	f=/sys/kernel/debug/mem_container_audit
 	for i in 1 2 3 4 5; do
-		awk '$3 != $5 { bad = 1; print "#   " $0 } END { exit bad }' $f \
+		awk -v stat="$STAT" '$3 != $5 || (stat && $7 != $3) {
+			bad = 1; print "#   " $0 } END { exit bad }' $f \
 			>$S/audit.out && return 0
 		usleep 200000
 	done
@@ -308,7 +321,7 @@ while [ $k -lt $checks ]; do
 	if [ "$CH" -ge 4 ]; then
 		audit >$S/a.out
 		rc=$?
-		ok "quiet point $k: usage = pages held by records, in every container" [ $rc = 0 ]
+		ok "quiet point $k: usage = pages held by records${STAT:+ = cache + rss}, in every container" [ $rc = 0 ]
 		[ $rc = 0 ] || { cat $S/a.out; fail_here "quiet point $k"; }
 		charged_here >$S/c.out
 		rc=$?
