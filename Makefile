@@ -18,7 +18,7 @@ nondigits = $(strip $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(sub
 	5,,$(subst 6,,$(subst 7,,$(subst 8,,$(subst 9,,$(1))))))))))))
 LAST := $(shell sh -c '. labs/host/common.sh; nr_patches')
 
-ifneq ($(filter kernel lab shell tree exercise grade stress,$(MAKECMDGOALS)),)
+ifneq ($(filter kernel lab shell tree exercise grade stress cost,$(MAKECMDGOALS)),)
 ifneq ($(call nondigits,$(value CH)),)
 $(error CH is not a chapter number: valid chapters are 0-$(LAST) (0 = unpatched 6.1))
 endif
@@ -94,7 +94,7 @@ CODE := $(abspath $(BUILD))/code
 INITRAMFS := $(BUILD)/initramfs.cpio.gz
 
 .PHONY: all help deps check kernel lab shell tree patches hooks code \
-	code-test initramfs clean exercise try try-shell grade stress
+	code-test initramfs clean exercise try try-shell grade stress cost
 
 all: deps
 	@sh labs/host/check.sh all
@@ -110,6 +110,8 @@ help:
 	@echo '  make shell CH=N       boot the chapter-N kernel with a shell'
 	@echo '  make stress CH=N      everything at once on the debug kernel, invariants'
 	@echo '                        checked (SECONDS=60 SEED=n CPUS=4 FLAVOR=debug)'
+	@echo '  make cost CH=N        instructions per page fault, in the root and in a'
+	@echo '                        container (one CPU, QEMU -icount)'
 	@echo '  make book             build/book/index.html and the EPUB'
 	@echo '  make tree CH=N        build/tree: the kernel at chapter N, to edit and try'
 	@echo '  make exercise CH=N    build/tree at chapter N with TODOs to fill in'
@@ -146,6 +148,9 @@ initramfs: code
 
 lab: kernel initramfs
 	@sh labs/host/run.sh $(NN) $(or $(LABNN),$(NN)) $(FLAVOR)
+
+cost: deps initramfs
+	@sh labs/host/cost.sh $(NN) $(FLAVOR)
 
 stress: deps initramfs
 	@sh labs/host/stress.sh $(NN) $(STRESS_FLAVOR) $(SECONDS) $(STRESS_SEED) $(CPUS)

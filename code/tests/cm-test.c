@@ -980,6 +980,29 @@ static int t_fork_failures(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* cm-faults                                                           */
+
+/* Its report: the numbers it was given, and the faults it timed. */
+static int t_faults(void)
+{
+	unsigned long pages, rounds;
+	long faults;
+	long long ns;
+	struct run r;
+
+	run(&r, ARGV("cm-faults", "64", "3"));
+	CHECK(exited(&r, 0), "status %#x, stderr: %s", r.status, r.err);
+	CHECK(sscanf(r.out, "cm-faults: pages=%lu rounds=%lu faults=%ld ns_per_fault=%lld",
+		     &pages, &rounds, &faults, &ns) == 4, "stdout '%s'", r.out);
+	CHECK(pages == 64 && rounds == 3, "stdout '%s'", r.out);
+	/* two timed rounds of 64 faults, and a few of its own (stack) */
+	CHECK(faults >= 128 && faults < 128 + 16, "faults=%ld, want 128..143", faults);
+	CHECK(ns > 0, "ns_per_fault=%lld", ns);
+	CHECK(r.err[0] == '\0', "stderr: %s", r.err);
+	return 1;
+}
+
+/* ------------------------------------------------------------------ */
 /* cm-runas                                                            */
 
 static int t_runas_ids(void)
@@ -1443,6 +1466,15 @@ int main(int argc, char **argv)
 	test_bad(ARGV("cm-write", w, "\\x4"), NULL, w, "orig");
 	test_bad(ARGV("cm-write", w, "\\xZZ"), NULL, w, "orig");
 	test_bad(ARGV("cm-write", "", "x"), NULL, w, "orig");
+
+	/* cm-faults */
+	report(t_faults(), "cm-faults 64 3: times two rounds of 64 faults");
+	test_bad(ARGV("cm-faults"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-faults", "64"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-faults", "0", "3"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-faults", "64", "1"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-faults", "x", "3"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-faults", "64", "3", "5"), NULL, NULL, NULL);
 
 	/* cm-fork-loop */
 	report(t_fork_ok(ARGV("cm-fork-loop", "5"),

@@ -23,9 +23,11 @@ set -u
 
 knn=$1 lnn=$2 flavor=${3:-default}
 # LAB_NN "stress": the stress lab, labs/stress (make stress, which sets
-# CM_CPUS and CM_STRESS="SECONDS,SEED").
+# CM_CPUS and CM_STRESS="SECONDS,SEED"); "cost": labs/cost (make cost,
+# which sets CM_CPUS=1 and CM_ICOUNT=1).
 case $lnn in
 stress) labdir=labs/stress guestlab=stress ;;
+cost) labdir=labs/cost guestlab=cost ;;
 *) labdir=labs/ch$lnn guestlab=ch$lnn ;;
 esac
 ncpus=${CM_CPUS:-2}
@@ -79,7 +81,10 @@ start=$(now)
 # "-smp 2" QEMU describes the second CPU only in its ACPI tables, so the
 # guest would bring up one.  Two sockets go into the MP table too.
 # shellcheck disable=SC2046
-qemu-system-x86_64 $(qemu_accel) -m "${MEM:-256M}" -smp cpus=$ncpus,sockets=$ncpus \
+# CM_ICOUNT=1 (make cost): one guest nanosecond per instruction.
+icount=
+[ -n "${CM_ICOUNT-}" ] && icount="-icount shift=0"
+qemu-system-x86_64 $(qemu_accel) $icount -m "${MEM:-256M}" -smp cpus=$ncpus,sockets=$ncpus \
 	-nodefaults -no-reboot -display none \
 	-monitor "unix:$dir/monitor.sock,server=on,wait=off" \
 	-serial "file:$console" -serial "file:$tap" \

@@ -1,0 +1,17 @@
+#!/bin/sh
+# cost.sh NN FLAVOR - build the chapter-NN kernel and run the cost lab,
+# labs/cost/lab.sh, on it: one CPU, "-icount shift=0", so that its
+# figures are instructions.  Prints the lab, then one line:
+#   cost: chapter NN (FLAVOR): root N, container M instructions per fault
+set -eu
+. labs/host/common.sh
+
+nn=$1 flavor=$2
+sh labs/host/kernel.sh "$nn" "$flavor"
+out=$(CM_CPUS=1 CM_ICOUNT=1 sh labs/host/run.sh "$nn" cost "$flavor") && rc=0 || rc=$?
+echo "$out"
+line=$(echo "$out" | sed -n 's/^ *# cost: //p' | tail -n 1)
+[ -n "$line" ] || die "the cost lab printed no cost line"
+echo "cost: chapter $(expr "$nn" + 0) ($flavor): $(echo "$line" |
+	sed 's/root=\([^ ]*\) container=\([^ ]*\)/root \1, container \2/') instructions per fault"
+exit $rc
