@@ -61,6 +61,16 @@ kernel() {
 # not apply), and checkpatch.pl finds nothing in any patch.
 hygiene() {
 	sh labs/host/tree.sh || { echo "not ok - the series applies to pristine 6.1"; return 1; }
+	# checkpatch.pl takes seconds a patch: run it on all of them, one
+	# per CPU at a time, then report in series order.  It runs
+	# scripts/spdxcheck.py with "env python3": make that Debian's,
+	# which has python3-ply and python3-git.
+	cp=$LOGS/checkpatch
+	rm -rf "$cp" && mkdir -p "$cp"
+	series_patches | xargs -r -P "$(nproc)" -I{} sh -c \
+		'cd "$1" && PATH=/usr/bin:/bin:$PATH perl scripts/checkpatch.pl \
+			--strict --terse --no-summary "$2/patches/$3" >"$4/$3" 2>&1' \
+		_ "$(cd "$TREE" && pwd)" "$PWD" {} "$(cd "$cp" && pwd)"
 	n=0
 	for p in $(series_patches); do
 		n=$((n + 1))
@@ -81,11 +91,7 @@ hygiene() {
 		*) echo "not ok - $p: its subject says $want"
 			echo "    # Subject: $subj" ;;
 		esac
-		# checkpatch runs scripts/spdxcheck.py with "env python3": make
-		# that Debian's, which has python3-ply and python3-git.
-		r=$(cd "$TREE" && PATH=/usr/bin:/bin:$PATH perl \
-			scripts/checkpatch.pl --strict --terse --no-summary \
-			"$OLDPWD/patches/$p" 2>&1)
+		r=$(cat "$cp/$p" 2>/dev/null || echo "checkpatch.pl did not run")
 		if [ -z "$r" ]; then
 			echo "ok - $p: checkpatch.pl clean"
 		else
@@ -196,6 +202,11 @@ negative() {
 }
 
 : >"$LOGS/check.times"
+# The kernel tree is extracted and committed once (a minute or more, on
+# one CPU) while the book is built (on the other): the first step that
+# needs the tree waits for it, and does the work itself if this failed.
+[ "$mode" = check ] && [ ! -d "$TREE/.git" ] &&
+	{ sh labs/host/tree.sh >"$LOGS/tree-early.log" 2>&1 & }
 if [ "$mode" = check ]; then
 	step "lab programs: host unit tests" make -s -C code O="$PWD/$BUILD/code" test
 	step "lab library: tap.sh on the host" sh labs/host/taptest.sh

@@ -40,6 +40,8 @@ initrd=$BUILD/initramfs.cpio.gz
 timeout=$(sed -nE 's/^# timeout: ([0-9]+)$/\1/p' "$labdir/lab.sh" 2>/dev/null | head -n 1)
 timeout=${timeout:-300}
 [ "$flavor" = debug ] && timeout=$((timeout * 3))
+# make stress works out its own, from its length and flavour.
+timeout=${CM_LAB_TIMEOUT:-$timeout}
 # A host that is busy already (a kernel build, another guest) runs the
 # guest slower, by about its runnable tasks per core: so many times the
 # time, up to four.  The load is the last minute's, read before QEMU
