@@ -146,37 +146,35 @@ release() {
 	kill -USR1 "$1" && wait "$1"
 }
 
-# release_within SECS PID: release, but kill the program if it has not
-# exited after SECS seconds (its status is then 137), so that a kernel
-# which leaves it stuck fails a test point instead of hanging the lab.
-# The watchdog lets go of the lab's output first: a sleep left holding
-# the pipe to tee would keep the lab from ending until it ran out.
-release_within() {
+# wait_within SECS PID: wait for PID, a child of this shell, but kill it
+# if it has not exited after SECS seconds (its status is then 137), so
+# that a kernel which leaves it stuck fails a test point instead of
+# hanging the lab.  The watchdog lets go of the lab's output first: a
+# sleep left holding the pipe to tee would keep the lab from ending
+# until it ran out.
+wait_within() {
 	(exec >/dev/null 2>&1; sleep "$1"; kill -KILL "$2") &
 	_dog=$!
-	release "$2"
+	wait "$2"
 	_rc=$?
 	kill "$_dog" 2>/dev/null
 	wait "$_dog" 2>/dev/null
 	return $_rc
 }
 
-# run_within SECS CMD...: run CMD, but kill it if it has not exited
-# after SECS seconds (its status is then 137).  For a step that a broken
-# kernel leaves stuck (a fault retried for ever, a stream that cannot
-# make room): the lab fails a point and goes on, instead of hanging.
+# release_within SECS PID: release, but give the program SECS seconds.
+release_within() {
+	kill -USR1 "$2" && wait_within "$1" "$2"
+}
+
+# run_within SECS CMD...: run CMD, but give it SECS seconds.  For a
+# step that a broken kernel leaves stuck (a fault retried for ever, a
+# stream that cannot make room): the lab fails a point and goes on.
 run_within() {
 	_secs=$1
 	shift
 	"$@" &
-	_pid=$!
-	(exec >/dev/null 2>&1; sleep "$_secs"; kill -KILL "$_pid") &
-	_dog=$!
-	wait "$_pid"
-	_rc=$?
-	kill "$_dog" 2>/dev/null
-	wait "$_dog" 2>/dev/null
-	return $_rc
+	wait_within "$_secs" $!
 }
 
 # report_field OUT KEY: KEY's value from a "prog: key=value ..." line.
