@@ -1003,6 +1003,24 @@ static int t_faults(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* cm-alloc                                                            */
+
+/* Each kind, a few pages: the report line, exit 0, nothing on stderr. */
+static int t_alloc(const char *kind)
+{
+	char want[64];
+	struct run r;
+
+	run(&r, ARGV("cm-alloc", kind, "4"));
+	CHECK(exited(&r, 0), "status %#x, stdout '%s', stderr: %s", r.status,
+	      r.out, r.err);
+	snprintf(want, sizeof(want), "cm-alloc: %s pages=4\n", kind);
+	CHECK(!strcmp(r.out, want), "stdout '%s', want '%s'", r.out, want);
+	CHECK(r.err[0] == '\0', "stderr: %s", r.err);
+	return 1;
+}
+
+/* ------------------------------------------------------------------ */
 /* cm-runas                                                            */
 
 static int t_runas_ids(void)
@@ -1466,6 +1484,20 @@ int main(int argc, char **argv)
 	test_bad(ARGV("cm-write", w, "\\x4"), NULL, w, "orig");
 	test_bad(ARGV("cm-write", w, "\\xZZ"), NULL, w, "orig");
 	test_bad(ARGV("cm-write", "", "x"), NULL, w, "orig");
+
+	/* cm-alloc (mlock and locked need RLIMIT_MEMLOCK >= 4 pages) */
+	report(t_alloc("anon"), "cm-alloc anon 4");
+	report(t_alloc("shmem"), "cm-alloc shmem 4");
+	report(t_alloc("sysv"), "cm-alloc sysv 4");
+	report(t_alloc("mlock"), "cm-alloc mlock 4");
+	report(t_alloc("locked"), "cm-alloc locked 4");
+	test_bad(ARGV("cm-alloc"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-alloc", "anon"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-alloc", "heap", "4"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-alloc", "anon", "0"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-alloc", "anon", "4x"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-alloc", "anon", "4", "--keep"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-alloc", "anon", "4", "--hold", "x"), NULL, NULL, NULL);
 
 	/* cm-faults */
 	report(t_faults(), "cm-faults 64 3: times two rounds of 64 faults");
