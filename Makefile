@@ -77,8 +77,8 @@ endif
 STRESS_SEED := $(or $(value SEED),$(shell od -An -N2 -tu2 /dev/urandom | tr -d ' '))
 STRESS_FLAVOR := $(if $(filter command line environment,$(origin FLAVOR)),$(FLAVOR),debug)
 endif
-ifeq ($(filter default debug,$(value FLAVOR)),)
-$(error FLAVOR is not a flavour: use FLAVOR=default or FLAVOR=debug)
+ifeq ($(filter default debug memcg,$(value FLAVOR)),)
+$(error FLAVOR is not a flavour: use FLAVOR=default, FLAVOR=debug or FLAVOR=memcg)
 endif
 ifeq ($(filter 0 1,$(value KVM)),)
 $(error KVM must be 0 (TCG, the default) or 1)
@@ -122,8 +122,10 @@ help:
 	@echo '  make hooks            compile the changed files with every hook on, and sparse'
 	@echo '  make clean            remove build/ (the kernel tree too)'
 	@echo
-	@echo '  CH=0..$(LAST)   FLAVOR=default|debug   KVM=0|1   TIMEOUT=seconds (per boot;'
-	@echo '  default: set by each lab, 3x on debug)'
+	@echo '  CH=0..$(LAST)   FLAVOR=default|debug|memcg   KVM=0|1   TIMEOUT=seconds (per'
+	@echo '  boot; default: set by each lab, 3x on debug)'
+	@echo '  FLAVOR=debug: KASAN, lockdep, DEBUG_VM on; FLAVOR=memcg: the same tree with'
+	@echo '  the kit controller off and mainline memcg on (build/chNN-memcg)'
 	@echo '  LAB=0..$(LAST) (make lab, make try: run lab K instead)   LABFILE=path (run'
 	@echo '  that script instead of the lab, with its boot options)'
 

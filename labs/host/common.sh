@@ -159,10 +159,15 @@ configure_kernel() {
 		die "configuring $what failed (log: $cfg_log)"
 	}
 
+	# Each option as the last fragment to name it asks for it ("# ... is
+	# not set" as =n): a later fragment overrides an earlier one, as in
+	# merge_config.sh (memcg.config turns on what base.config turns off).
 	bad=
 	for line in $(cat "$@" | sed -nE \
 		-e 's/^# (CONFIG_[A-Za-z0-9_]+) is not set$/\1=n/p' \
-		-e 's/^(CONFIG_[A-Za-z0-9_]+=.*)$/\1/p'); do
+		-e 's/^(CONFIG_[A-Za-z0-9_]+=.*)$/\1/p' |
+		awk -F= '!($1 in v) { k[n++] = $1 } { v[$1] = $0 }
+			END { for (i = 0; i < n; i++) print v[k[i]] }'); do
 		key=${line%%=*}
 		want=${line#*=}
 		got=$(sed -nE -e "s/^$key=(.*)$/\1/p" \
@@ -233,20 +238,24 @@ wt_chapter() {
 }
 
 # guest_kernel NN|tree [FLAVOR]: set $kernel (the bzImage to boot),
-# $kname (its name in logs: chNN, chNN-debug, or the tree's) and
-# $cmkernel (the guest's cmkernel=: labs whose expectations change with
-# a later patch read the chapter from it; a tree's kernel is at the
+# $kname (its name in logs: chNN, chNN-debug, chNN-memcg, or the tree's)
+# and $cmkernel (the guest's cmkernel=: labs whose expectations change
+# with a later patch read the chapter from it; a tree's kernel is at the
 # chapter the tree was made at).
 guest_kernel() {
-	if [ "$1" = tree ] && [ "${2:-default}" = debug ]; then
-		kname=$(basename "$WT")-debug kernel=$WT_KERNEL/debug/bzImage
+	case ${2:-default} in
+	default | debug | memcg) ;;
+	*) die "FLAVOR=$2: valid flavours are default, debug and memcg" ;;
+	esac
+	if [ "$1" = tree ] && [ "${2:-default}" != default ]; then
+		kname=$(basename "$WT")-$2 kernel=$WT_KERNEL/$2/bzImage
 		cmkernel=ch$(wt_chapter)-$kname
 	elif [ "$1" = tree ]; then
 		kname=$(basename "$WT") kernel=$WT_KERNEL/bzImage
 		cmkernel=ch$(wt_chapter)-$kname
 	else
 		kname=ch$1
-		[ "${2:-default}" = debug ] && kname=$kname-debug
+		[ "${2:-default}" != default ] && kname=$kname-$2
 		kernel=$BUILD/$kname/bzImage cmkernel=$kname
 	fi
 }

@@ -1,6 +1,8 @@
 #!/bin/sh
 # kernel.sh NN [FLAVOR] - build the chapter-NN kernel into build/chNN/bzImage
-# (FLAVOR=debug: build/chNN-debug/bzImage).
+# (FLAVOR=debug: build/chNN-debug/bzImage, with the checkers on;
+# FLAVOR=memcg: build/chNN-memcg/bzImage, the kit's controller off and
+# 6.1's memcg on).
 #
 # One object directory per flavour (build/obj/FLAVOR) is shared by all
 # chapters: moving the tree from chNN to chMM touches only the files the
@@ -15,7 +17,8 @@ flavor=${2:-default}
 case $flavor in
 default) dest=$BUILD/ch$nn; extra= ;;
 debug) dest=$BUILD/ch$nn-debug; extra=labs/config/debug.config ;;
-*) die "FLAVOR=$flavor: valid flavours are default and debug" ;;
+memcg) dest=$BUILD/ch$nn-memcg; extra=labs/config/memcg.config ;;
+*) die "FLAVOR=$flavor: valid flavours are default, debug and memcg" ;;
 esac
 obj=$BUILD/obj/$flavor
 

@@ -35,8 +35,9 @@ ncpus=${CM_CPUS:-2}
 guest_kernel "$knn" "$flavor"
 initrd=$BUILD/initramfs.cpio.gz
 # The lab's own timeout ("# timeout: N" in its lab.sh: a few times what
-# it takes on a loaded laptop), three times that on the debug kernel; a
-# hung guest then costs about a minute, not five.  TIMEOUT= overrides.
+# it takes on a loaded laptop), three times that on the debug kernel
+# (the memcg kernel runs as fast as the default one); a hung guest then
+# costs about a minute, not five.  TIMEOUT= overrides.
 timeout=$(sed -nE 's/^# timeout: ([0-9]+)$/\1/p' "$labdir/lab.sh" 2>/dev/null | head -n 1)
 timeout=${timeout:-300}
 [ "$flavor" = debug ] && timeout=$((timeout * 3))
@@ -55,7 +56,7 @@ dir=$LOGS/lab$lnn-$kname
 console=$dir/console.log
 tap=$dir/tap.raw	# as the guest wrote it; tap.log is it without CRs
 
-[ -f "$kernel" ] || die "$kernel missing: make kernel CH=$knn"
+[ -f "$kernel" ] || die "$kernel missing: make kernel CH=$knn FLAVOR=$flavor"
 [ -f "$initrd" ] || die "$initrd missing"
 [ -f "$labdir/lab.sh" ] || die "$labdir/lab.sh missing"
 

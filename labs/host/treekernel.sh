@@ -2,7 +2,9 @@
 # treekernel.sh [FLAVOR] - build the kernel of build/tree as it is now,
 # edits not yet committed and new files included, into
 # build/tree-kernel/bzImage (FLAVOR=debug: build/tree-kernel/debug/bzImage,
-# with KASAN, lockdep, DEBUG_VM and DEBUG_LIST).
+# with KASAN, lockdep, DEBUG_VM and DEBUG_LIST; FLAVOR=memcg:
+# build/tree-kernel/memcg/bzImage, with 6.1's memcg instead of the kit's
+# controller).
 #
 # It is built in the shared tree (build/linux, checked out at a snapshot
 # of build/tree) and the flavour's object directory, with the
@@ -17,7 +19,8 @@ frags=$(chapter_frags "$nn")
 case $flavor in
 default) dest=$WT_KERNEL ;;
 debug) dest=$WT_KERNEL/debug frags="$frags labs/config/debug.config" ;;
-*) die "FLAVOR=$flavor: valid flavours are default and debug" ;;
+memcg) dest=$WT_KERNEL/memcg frags="$frags labs/config/memcg.config" ;;
+*) die "FLAVOR=$flavor: valid flavours are default, debug and memcg" ;;
 esac
 lock_tree "kernel $WT ($flavor)"
 sh labs/host/tree.sh
