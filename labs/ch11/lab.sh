@@ -3,6 +3,7 @@
 # Written against memcg v1's files only, so that it runs on the kit's
 # kernel and on the memcg flavour (make lab CH=11 FLAVOR=memcg).  Where
 # the two must differ, the point says so and checks each side's value.
+# memcg: side by side (make check runs it on the memcg flavour too)
 # timeout: 150
 . /lab/lib/tap.sh
 . /lab/lib/lib.sh

@@ -6,7 +6,8 @@
 # Four workers, each with its own stream of random numbers drawn from
 # the seed, pick operations from the ones the chapter has: fork, exec
 # and exit storms, moves of tasks and whole processes between
-# containers, limit writes above and below usage, control_type flips,
+# containers, limit writes above and below usage (in pages and, from
+# chapter 11, in bytes), force_empty, control_type flips,
 # mkdir and rmdir, page-cache streams and rereads, anonymous hogs,
 # mlocked pages, shmem, perf ring buffers, compaction, swapoff and
 # swapon.  The same
@@ -62,7 +63,23 @@ op_limit() {	# a limit above or below usage, sometimes none
 	*) rand 4096; L=$((RV + 32)) ;;
 	esac
 	log "limit $C $L"
-	echo $L >/container/$C/memory.limit
+	# below usage, from chapter 11 on, reclaim first or EBUSY
+	echo $L 2>/dev/null >/container/$C/memory.limit
+}
+op_bytes() {	# memcg v1's files: a limit in bytes, force_empty
+	container
+	rand 3
+	case $RV in
+	0) L=-1 ;;
+	1) L=force ;;
+	*) rand 16; L=$((RV + 1))M ;;
+	esac
+	log "bytes $C $L"
+	if [ $L = force ]; then
+		echo 1 >/container/$C/memory.force_empty
+	else
+		echo $L 2>/dev/null >/container/$C/memory.limit_in_bytes
+	fi
 }
 op_anon() {	# an anonymous hog, sometimes larger than its limit
 	container
@@ -164,6 +181,7 @@ OPS="limit dir"
 [ "$CH" -ge 6 ] && OPS="$OPS swap"
 [ "$CH" -ge 8 ] && OPS="$OPS type"
 [ "$CH" -ge 10 ] && OPS="$OPS stat"
+[ "$CH" -ge 11 ] && OPS="$OPS bytes"
 set -- $OPS
 NOPS=$#
 
