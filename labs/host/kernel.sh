@@ -26,9 +26,18 @@ obj=$BUILD/obj/$flavor
 # Later fragments override earlier ones.
 frags="$(chapter_frags "$nn") $extra"
 
-lock_tree "kernel ch$nn ($flavor)"
-
-sh labs/host/tree.sh
+# CM_KSRC=DIR: build from DIR, a checkout of its own at chNN (make check
+# builds the memcg flavour there, in the background, while other steps
+# use the shared tree), into an object directory of its own.
+if [ -n "${CM_KSRC-}" ]; then
+	[ "$(git -C "$CM_KSRC" rev-parse HEAD 2>/dev/null)" = \
+		"$(git -C "$TREE" rev-parse "ch$nn^{commit}")" ] ||
+		die "CM_KSRC=$CM_KSRC is not a checkout of ch$nn"
+	TREE=$CM_KSRC obj=$BUILD/obj/$(basename "$CM_KSRC")
+else
+	lock_tree "kernel ch$nn ($flavor)"
+	sh labs/host/tree.sh
+fi
 
 commit=$(git -C "$TREE" rev-parse "ch$nn^{commit}")
 # shellcheck disable=SC2086
@@ -38,7 +47,7 @@ if [ -f "$dest/bzImage" ] && [ "$(cat "$dest/stamp" 2>/dev/null)" = "$stamp" ]; 
 	exit 0
 fi
 
-checkout_chapter "$nn"
+[ -n "${CM_KSRC-}" ] || checkout_chapter "$nn"
 
 log=$LOGS/kernel-ch$nn-$flavor.log
 # shellcheck disable=SC2086
