@@ -235,6 +235,12 @@ memcg_labs=$(grep -l '^# memcg:' labs/ch[0-9][0-9]/lab.sh 2>/dev/null |
 memcg_pg=
 memcg_kernel_wait() {
 	while [ ! -f "$LOGS/memcg-kernel.rc" ]; do
+		# gone without a word (killed): its log says how far it got
+		if ! /bin/kill -0 -- "-$memcg_pg" 2>/dev/null &&
+			[ ! -f "$LOGS/memcg-kernel.rc" ]; then
+			echo 1 >"$LOGS/memcg-kernel.rc"
+			break
+		fi
 		sleep 5
 	done
 	cat "$LOGS/memcg-kernel.out"
