@@ -224,8 +224,8 @@ step "lab programs and initramfs" sh -c \
 
 # The memcg flavour's kernel is a cold build of its own (5-6 minutes
 # of both CPUs).  It runs from here on in the background, at the
-# lowest priority, from a checkout of its own, in a process group of
-# its own: it takes the CPU time the labs leave idle (their guests
+# lowest priority (nice 19, and so is its scheduling autogroup), from
+# a checkout of its own, in a process group of its own: it takes the CPU time the labs leave idle (their guests
 # sleep, wait and mostly use one CPU), and gives way to everything
 # else.  The negative controls stop it while they run (lab 9's proof
 # needs b's reader to run between a's reclaim rounds: on a busy host it
@@ -261,6 +261,10 @@ if [ "$mode" = check ] && [ -n "$memcg_labs" ]; then
 	rm -f "$LOGS/memcg-kernel.rc"
 	src=$(cd "$BUILD" && pwd)/memcg-src
 	setsid nice -n 19 sh -c '
+		# A new session is a new scheduling autogroup, and the
+		# groups share the CPUs fairly whatever their tasks nice
+		# values: make the group itself nice.
+		echo 19 2>/dev/null >/proc/self/autogroup
 		{
 			if [ -d "$1" ]; then
 				git -C "$1" checkout -q --detach "ch$2"
