@@ -8,7 +8,7 @@ set -eu
 
 PKGS="linux-source-6.1 build-essential flex bison bc libelf-dev libssl-dev
 cpio xz-utils rsync kmod git ccache qemu-system-x86 busybox-static
-pandoc graphviz python3 perl python3-ply python3-git sparse"
+pandoc graphviz python3 perl python3-ply python3-git sparse procps"
 
 missing=
 for p in $PKGS; do
