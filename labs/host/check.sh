@@ -225,9 +225,9 @@ step "lab programs and initramfs" sh -c \
 # The memcg flavour's kernel is a cold build of its own (5-6 minutes
 # of both CPUs).  It runs from here on in the background, at the
 # lowest priority (nice 19, and so is its scheduling autogroup), from
-# a checkout of its own, in a process group of its own: it takes the CPU time the labs leave idle (their guests
-# sleep, wait and mostly use one CPU), and gives way to everything
-# else.  The negative controls stop it while they run (lab 9's proof
+# a checkout of its own, in a process group of its own: it takes the
+# CPU time the labs leave idle (their guests sleep, wait and mostly use
+# one CPU), and gives way to everything else.  The negative controls stop it while they run (lab 9's proof
 # needs b's reader to run between a's reclaim rounds: on a busy host it
 # may not).  The step that boots the kernel waits for it.
 memcg_labs=$(grep -l '^# memcg:' labs/ch[0-9][0-9]/lab.sh 2>/dev/null |
