@@ -82,7 +82,8 @@ echo 1000 >/container/a/memory.limit
 is "$(event a hierarchical_memory_limit)" 4096000 \
 	"a 1000-page limit: 4096000 bytes"
 echo 9223372036854775807 >/container/a/memory.limit
-# No hierarchy yet: a container's subtree, for charging, is itself.
+# a has no children: its subtree is itself (before chapter 12, with no
+# hierarchy, every container's was).
 ok "each total_ line repeats the container's own line" \
 	awk '{ v[$1] = $2 } END { for (k in v) if (k ~ /^total_/ &&
 		v[k] != v[substr(k, 7)]) exit 1 }' /container/a/memory.stat

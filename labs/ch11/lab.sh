@@ -93,12 +93,15 @@ wr a limit_in_bytes -1 >/dev/null
 # @cm-end numbers
 
 # @cm-begin hierarchy
-# use_hierarchy: the kit has no hierarchy yet (chapter 12) and says so;
-# 6.1's memcg has nothing else.  Each takes what it is and refuses the
-# other, and both refuse what is not a number.
+# use_hierarchy: before chapter 12 the kit has no hierarchy and says
+# so; 6.1's memcg has nothing else, and from chapter 12 neither has the
+# kit.  Each takes what it is and refuses the other, and both refuse
+# what is not a number.
 points 3
-side_is "$(f a use_hierarchy)" 0 1 "use_hierarchy reads"
-side_is "$(wr a use_hierarchy 1):$(wr a use_hierarchy 0)" "errno=EINVAL:ok" \
+if [ "$(kernel_chapter)" -ge 12 ]; then flat=1 flatw=ok:errno=EINVAL
+else flat=0 flatw=errno=EINVAL:ok; fi
+side_is "$(f a use_hierarchy)" "$flat" 1 "use_hierarchy reads"
+side_is "$(wr a use_hierarchy 1):$(wr a use_hierarchy 0)" "$flatw" \
 	"ok:errno=EINVAL" "writing 1, then 0"
 is "$(wr a use_hierarchy xx)" errno=EINVAL "use_hierarchy 'xx' is refused"
 # @cm-end hierarchy

@@ -5,13 +5,14 @@
 # figures do not depend on the host, its load, or the run.  cm-faults
 # maps, touches and unmaps 4096 anonymous pages eleven times (the first
 # round is a warm-up), in the root, then in a container when the kernel
-# has one.  The last line, "# cost: root=N container=M", is what the
-# host reads.
+# has one, then in containers 2, 4 and 8 levels down (from chapter 12 a
+# charge is taken at every level).  The last line, "# cost: root=N
+# container=M depth2=N depth4=N depth8=N", is what the host reads.
 # timeout: 300
 . /lab/lib/tap.sh
 . /lab/lib/lib.sh
 
-plan 3
+plan 6
 PAGES=4096
 ROUNDS=11
 
@@ -43,11 +44,22 @@ if mount -t cgroup -o memory none /container 2>/dev/null; then
 		most=$((64 + 16))
 	fi
 	atleast "$most" "$left" "the container is empty again: $left pages left (at most $most)"
+	# a/l2 is 2 levels down, a/l2/l3/l4 is 4, and so on.
+	path=a deep=
+	for d in 2 3 4 5 6 7 8; do
+		path=$path/l$d
+		mkdir "/container/$path"
+		case $d in 2 | 4 | 8)
+			c=$(per_fault "depth$d" in_c "$path")
+			ok "and $d levels down" [ -n "$c" ]
+			deep="$deep depth$d=${c:-none}" ;;
+		esac
+	done
 else
-	ctr=none
-	skip_n 2 "this kernel has no memory controller"
+	ctr=none deep=
+	skip_n 5 "this kernel has no memory controller"
 fi
-diag "cost: root=$root container=$ctr"
+diag "cost: root=$root container=$ctr$deep"
 # @cm-end faults
 
 done_testing

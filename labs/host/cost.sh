@@ -2,7 +2,8 @@
 # cost.sh NN FLAVOR - build the chapter-NN kernel and run the cost lab,
 # labs/cost/lab.sh, on it: one CPU, "-icount shift=0", so that its
 # figures are instructions.  Prints the lab, then one line:
-#   cost: chapter NN (FLAVOR): root N, container M instructions per fault
+#   cost: chapter NN (FLAVOR): root N, container M, depth 2 N, depth 4 N,
+#   depth 8 N instructions per fault
 set -eu
 . labs/host/common.sh
 
@@ -13,5 +14,5 @@ echo "$out"
 line=$(echo "$out" | sed -n 's/^ *# cost: //p' | tail -n 1)
 [ -n "$line" ] || die "the cost lab printed no cost line"
 echo "cost: chapter $(expr "$nn" + 0) ($flavor): $(echo "$line" |
-	sed 's/root=\([^ ]*\) container=\([^ ]*\)/root \1, container \2/') instructions per fault"
+	sed 's/ /, /g; s/=/ /g; s/depth\([0-9]\)/depth \1/g') instructions per fault"
 exit $rc

@@ -8,7 +8,9 @@
 #                         what it was at chapter NN-1, under the TODO
 #   hint TEXT             what to write (several lines join into one)
 #   stub C                the hollow body's code, e.g. "return 0;" (optional,
-#                         todo only)
+#                         todo only): one line each, indented by a tab;
+#                         a tab after "stub " indents one more, a bare
+#                         "stub" is an empty line
 #
 # Only the reference patch holds the code: the skeleton is made from it.
 set -eu
@@ -40,7 +42,7 @@ awk -v w="$work" '
 	($1 == "todo" || $1 == "revert") && NF == 3 {
 		n++; print $2, $3, $1 > (w "/" n ".where"); next }
 	n && $1 == "hint" { sub(/^hint[ \t]+/, ""); print > (w "/" n ".hint"); next }
-	n && $1 == "stub" { sub(/^stub[ \t]+/, ""); print > (w "/" n ".stub"); next }
+	n && $0 ~ /^stub([ \t]|$)/ { sub(/^stub[ \t]?/, ""); print > (w "/" n ".stub"); next }
 	{ printf "%s:%d: not a todo/revert/hint/stub line\n", FILENAME, NR; bad = 1 }
 	END { exit bad }' "$decl" >&2 || die "$decl: fix the lines above"
 
