@@ -222,61 +222,78 @@ step "lab programs and initramfs" sh -c \
 	'make -s initramfs && echo "ok - initramfs with the lab programs"'
 [ "$mode" = check ] && step "patch hygiene" hygiene
 
-# The memcg flavour's kernel is a cold build of its own (5-6 minutes
-# of both CPUs).  It runs from here on in the background, at the
-# lowest priority (nice 19, and so is its scheduling autogroup), from
-# a checkout of its own, in a process group of its own: it takes the
-# CPU time the labs leave idle (their guests sleep, wait and mostly use
-# one CPU), and gives way to everything else.  The negative controls stop it while they run (lab 9's proof
-# needs b's reader to run between a's reclaim rounds: on a busy host it
-# may not).  The step that boots the kernel waits for it.
+# Two kernels of the newest chapter are cold builds of their own (5-7
+# minutes of both CPUs each): the debug flavour, for the regression run
+# at the end, and the memcg flavour, for the side-by-side run.  They
+# are built from here on in the background, debug first, at the lowest
+# priority (nice 19, and so is their scheduling autogroup), from a
+# checkout of their own, in a process group of their own: they take the
+# CPU time the labs leave idle (the guests sleep, wait and mostly use
+# one CPU), and give way to everything else.  The negative controls
+# stop them while they run (lab 9's proof needs b's reader to run
+# between a's reclaim rounds: on a busy host it may not).  The step
+# that boots a kernel waits for it, then has both CPUs to finish it.
 memcg_labs=$(grep -l '^# memcg:' labs/ch[0-9][0-9]/lab.sh 2>/dev/null |
 	sed 's|labs/ch\([0-9][0-9]\)/lab.sh|\1|')
-memcg_pg=
-memcg_kernel_wait() {
-	while [ ! -f "$LOGS/memcg-kernel.rc" ]; do
-		# gone without a word (killed): its log says how far it got
-		if ! /bin/kill -0 -- "-$memcg_pg" 2>/dev/null &&
-			[ ! -f "$LOGS/memcg-kernel.rc" ]; then
-			echo 1 >"$LOGS/memcg-kernel.rc"
+bg_flavours="debug${memcg_labs:+ memcg}"
+bg_last=${bg_flavours##* }
+bg_pg=
+# bg_wait FLAVOR: wait for the background build of FLAVOR's kernel,
+# show its output, and report it as one test point.
+bg_wait() {
+	while [ ! -f "$LOGS/bg-$1.rc" ]; do
+		# gone without a word (killed): its output says how far it got
+		if ! /bin/kill -0 -- "-$bg_pg" 2>/dev/null &&
+			[ ! -f "$LOGS/bg-$1.rc" ]; then
+			echo 1 >"$LOGS/bg-$1.rc"
 			break
 		fi
 		sleep 5
 	done
-	cat "$LOGS/memcg-kernel.out"
-	if [ "$(cat "$LOGS/memcg-kernel.rc")" = 0 ]; then
-		echo "ok - kernel ch$lastnn (memcg) builds"
+	cat "$LOGS/bg-$1.out"
+	if [ "$(cat "$LOGS/bg-$1.rc")" = 0 ]; then
+		echo "ok - kernel ch$lastnn ($1) builds"
 	else
-		echo "not ok - kernel ch$lastnn (memcg) builds"
+		echo "not ok - kernel ch$lastnn ($1) builds"
 		return 1
 	fi
 }
-# memcg_kernel_signal STOP|CONT: pause or resume the background build.
-memcg_kernel_signal() {
-	[ -n "$memcg_pg" ] && [ ! -f "$LOGS/memcg-kernel.rc" ] &&
-		/bin/kill -s "$1" -- "-$memcg_pg" 2>/dev/null
+# bg_signal SIGNAL: send SIGNAL (STOP, CONT, TERM) to the background
+# builds, unless they are done.
+bg_signal() {
+	[ -n "$bg_pg" ] && [ ! -f "$LOGS/bg-$bg_last.rc" ] &&
+		/bin/kill -s "$1" -- "-$bg_pg" 2>/dev/null
 	return 0
 }
-if [ "$mode" = check ] && [ -n "$memcg_labs" ]; then
-	rm -f "$LOGS/memcg-kernel.rc"
-	src=$(cd "$BUILD" && pwd)/memcg-src
+if [ "$mode" = check ]; then
+	rm -f "$LOGS"/bg-*.rc
+	src=$(cd "$BUILD" && pwd)/bg-src
+	# shellcheck disable=SC2016,SC2086
 	setsid nice -n 19 sh -c '
 		# A new session is a new scheduling autogroup, and the
 		# groups share the CPUs fairly whatever their tasks nice
 		# values: make the group itself nice.
 		echo 19 2>/dev/null >/proc/self/autogroup
-		{
-			if [ -d "$1" ]; then
-				git -C "$1" checkout -q --detach "ch$2"
-			else
-				git -C "$3" worktree prune &&
-					git -C "$3" worktree add -q --detach "$1" "ch$2"
-			fi && CM_KSRC=$1 sh labs/host/kernel.sh "$2" memcg
-			echo $? >"$4/memcg-kernel.rc"
-		} >"$4/memcg-kernel.out" 2>&1' _ "$src" "$lastnn" "$TREE" "$LOGS" &
-	memcg_pg=$!
-	# an interrupted make check takes its background build along
-	trap 'memcg_kernel_signal TERM' EXIT
+		src=$1 nn=$2 tree=$3 logs=$4
+		shift 4
+		if [ -d "$src" ]; then
+			git -C "$src" checkout -q --detach "ch$nn"
+		else
+			git -C "$tree" worktree prune &&
+				git -C "$tree" worktree add -q --detach "$src" "ch$nn"
+		fi >"$logs/bg-src.out" 2>&1
+		checkout=$?
+		for f in "$@"; do
+			{
+				cat "$logs/bg-src.out"
+				[ $checkout = 0 ] &&
+					CM_KSRC=$src sh labs/host/kernel.sh "$nn" "$f"
+				echo $? >"$logs/bg-$f.rc"
+			} >"$logs/bg-$f.out" 2>&1
+		done' _ "$src" "$lastnn" "$TREE" "$LOGS" $bg_flavours &
+	bg_pg=$!
+	# an interrupted make check takes its background builds along
+	trap 'bg_signal TERM; bg_signal CONT' EXIT
 	trap 'exit 130' INT TERM
 fi
 
@@ -302,18 +319,19 @@ if [ "$mode" = check ]; then
 	# debug flavour: the same patches with every checker on.  A second
 	# run on the default flavour would find nothing more, and cost
 	# minutes the 50-minute budget does not have.
-	memcg_kernel_signal STOP
+	bg_signal STOP
 	n=1
 	while [ $n -le "$last" ]; do
 		step "negative control: lab $n on the chapter-$((n - 1)) kernel" \
 			negative $n
 		n=$((n + 1))
 	done
-	memcg_kernel_signal CONT
+	bg_signal CONT
 	# Hooks in code the lab kernels do not build (migration, KSM, ...)
 	# must at least compile; sparse reads the files the series adds.
 	step "hooks: compile with every hook enabled" sh labs/host/hooks.sh
-	step "debug flavour: kernel ch$lastnn" kernel "$lastnn" debug
+	step "debug flavour: kernel ch$lastnn (built in the background)" \
+		bg_wait debug
 	# Every lab on the debug kernel, the regression run: KASAN, lockdep
 	# and DEBUG_VM watch all the code paths the labs reach (about 3x
 	# slower than default).
@@ -326,10 +344,9 @@ if [ "$mode" = check ]; then
 	# The labs written against memcg v1's files only ("# memcg:" in
 	# their header) run again on mainline memcg, built from the same
 	# tree with the kit's controller off: the side-by-side run.
-	# Its kernel was started in the background after the patch hygiene.
 	if [ -n "$memcg_labs" ]; then
 		step "memcg flavour: kernel ch$lastnn (built in the background)" \
-			memcg_kernel_wait
+			bg_wait memcg
 		for nn in $memcg_labs; do
 			step "memcg flavour: lab $(expr "$nn" + 0)" \
 				sh labs/host/run.sh "$lastnn" "$nn" memcg

@@ -27,13 +27,14 @@ obj=$BUILD/obj/$flavor
 frags="$(chapter_frags "$nn") $extra"
 
 # CM_KSRC=DIR: build from DIR, a checkout of its own at chNN (make check
-# builds the memcg flavour there, in the background, while other steps
-# use the shared tree), into an object directory of its own.
+# builds the debug and memcg flavours there, in the background, while
+# other steps use the shared tree), into an object directory of its own
+# for each flavour.
 if [ -n "${CM_KSRC-}" ]; then
 	[ "$(git -C "$CM_KSRC" rev-parse HEAD 2>/dev/null)" = \
 		"$(git -C "$TREE" rev-parse "ch$nn^{commit}")" ] ||
 		die "CM_KSRC=$CM_KSRC is not a checkout of ch$nn"
-	TREE=$CM_KSRC obj=$BUILD/obj/$(basename "$CM_KSRC")
+	TREE=$CM_KSRC obj=$BUILD/obj/$(basename "$CM_KSRC")-$flavor
 else
 	lock_tree "kernel ch$nn ($flavor)"
 	sh labs/host/tree.sh
