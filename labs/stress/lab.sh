@@ -8,7 +8,8 @@
 # and exit storms, moves of tasks and whole processes between
 # containers, limit writes above and below usage (in pages and, from
 # chapter 11, in bytes), force_empty, control_type flips,
-# mkdir and rmdir, page-cache streams and rereads, anonymous hogs,
+# mkdir and rmdir (from chapter 12 in a tree: two of the four containers
+# are children of the other two), page-cache streams and rereads, anonymous hogs,
 # mlocked pages, shmem, perf ring buffers, compaction, swapoff and
 # swapon.  The same
 # seed gives every worker the same list of operations, in the same
@@ -50,7 +51,12 @@ rand() {
 
 log() { echo "$*" >>"$S/w$W.log"; }
 
-container() { rand 4; C=s$RV; }
+# The four containers: side by side before chapter 12; from chapter 12
+# two of them are children of the other two, so that limits, reclaim,
+# OOM kills and moves also cross the levels of a hierarchy.
+CS="s0 s1 s2 s3"
+[ "$CH" -ge 12 ] && CS="s0 s1 s0/s2 s1/s3"
+container() { rand 4; set -- $CS; eval "C=\${$((RV + 1))}"; }
 
 # op_*: one operation each; a worker calls them at random.  Each one
 # ends what it started: no task is left behind at a quiet point.
@@ -139,6 +145,8 @@ op_move() {	# a task, or a whole process, moves while it grows
 }
 op_dir() {	# mkdir, charge, leave, rmdir; sometimes rmdir with charges
 	d=t$W
+	# from chapter 12, inside one of the four: its charges count above
+	if [ "$CH" -ge 12 ]; then container; d=$C/t$W; fi
 	log "dir $d"
 	mkdir /container/$d 2>/dev/null || return 0
 	in_c $d sh -c "cat /mnt/f0 >/dev/null; cm-anon 64 >/dev/null" 2>/dev/null
@@ -253,7 +261,7 @@ audit() {
 
 # charged_here: a new task in each container is charged there.
 charged_here() {
-	for c in s0 s1 s2 s3; do
+	for c in $CS; do
 		echo 9223372036854775807 >/container/$c/memory.limit
 		u0=$(usage $c)
 		# (its output file is a tmpfs page charged to $c: counted
@@ -316,8 +324,8 @@ else
 	ok "no swap before chapter 6 (nothing reclaims)" true
 fi
 install_in_c
-for c in s0 s1 s2 s3; do mkdir /container/$c; done
-ok "four containers s0-s3" test -d /container/s3
+for c in $CS; do mkdir /container/$c; done
+ok "four containers: $CS" test -d "/container/${CS##* }"
 
 for w in $(seq 0 $((WORKERS - 1))); do
 	mkfifo $S/go.$w
@@ -378,10 +386,11 @@ remount /mnt
 swapoff -a 2>/dev/null
 drain_cpus
 bad=
-for c in s0 s1 s2 s3; do
+for c in $CS; do
 	[ "$(usage $c)" = 0 ] || bad="$bad $c:$(usage $c)"
 done
 is "${bad:-none}" none "after teardown every container's usage is 0"
 [ -z "$bad" ] || fail_here "teardown"
-ok "and the containers go" rmdir /container/s0 /container/s1 /container/s2 /container/s3
+# children first: reversed, $CS lists parents first
+ok "and the containers go" sh -c "cd /container && rmdir $(echo $CS | tr ' ' '\n' | tac | tr '\n' ' ')"
 done_testing
