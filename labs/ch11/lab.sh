@@ -14,18 +14,9 @@ plan 75
 install_in_c
 mkdir -p /container /tmp/o
 ok "the memory controller mounts" mount -t cgroup -o memory none /container
-# Which controller answers: only the kit has Part I's page files.
-if [ -e /container/memory.usage ]; then side=kit; else side=memcg; fi
+# Which controller answers (f, wr and pages are lib.sh's too).
+side=$(memcg_side)
 diag "side: $side"
-
-# f C NAME: C's memory.NAME ("" is the root).  wr C NAME VALUE: write
-# VALUE to it with one write(2) (cm-write, lab 2) and print "ok" or
-# "errno=NAME".
-f() { cat "/container/${1:+$1/}memory.$2"; }
-wr() { cm-write "/container/${1:+$1/}memory.$2" "$3" 2>/dev/null | cut -d' ' -f1; }
-
-# pages C: C's usage_in_bytes in pages.
-pages() { echo $(( $(f "$1" usage_in_bytes) / 4096 )); }
 
 # side_is WHAT KIT MEMCG DESC: one point where the two controllers
 # differ: WHAT must be KIT on the kit and MEMCG on memcg.

@@ -15,15 +15,11 @@ plan 22
 install_in_c
 mkdir -p /container /tmp/o
 ok "the memory controller mounts" mount -t cgroup -o memory none /container
-if [ -e /container/memory.usage ]; then side=kit; else side=memcg; fi
+side=$(memcg_side)
 diag "side: $side"
 
-# f C NAME: C's memory.NAME.  wr C NAME VALUE: one write(2), "ok" or
-# "errno=NAME".  pages C: C's usage in pages.  stat C KEY: a line of
-# C's memory.stat.
-f() { cat "/container/${1:+$1/}memory.$2"; }
-wr() { cm-write "/container/${1:+$1/}memory.$2" "$3" 2>/dev/null | cut -d' ' -f1; }
-pages() { echo $(( $(f "$1" usage_in_bytes) / 4096 )); }
+# f, wr and pages are lib.sh's (lab 11).  stat C KEY: a line of C's
+# memory.stat.
 stat() { awk -v k="$2" '$1 == k { print $2 }' "/container/$1/memory.stat"; }
 
 # memcg charges ahead: each CPU's stock holds up to 64 pages charged

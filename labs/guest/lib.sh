@@ -51,6 +51,22 @@ install_in_c() {
 }
 # @cm-end containers
 
+# @cm-begin memcg-v1
+# The labs written against memcg v1's files alone (from chapter 11 on)
+# run on the kit's kernel and on the memcg flavour, with these.
+# memcg_side: "kit" or "memcg", whichever controller is mounted on
+# /container: only the kit has Part I's page files.
+memcg_side() {
+	if [ -e /container/memory.usage ]; then echo kit; else echo memcg; fi
+}
+# f C NAME: C's memory.NAME ("" is the root).  wr C NAME VALUE: write
+# VALUE to it with one write(2) (cm-write, lab 2) and print "ok" or
+# "errno=NAME".  pages C: C's usage_in_bytes in pages.
+f() { cat "/container/${1:+$1/}memory.$2"; }
+wr() { cm-write "/container/${1:+$1/}memory.$2" "$3" 2>/dev/null | cut -d' ' -f1; }
+pages() { echo $(( $(f "$1" usage_in_bytes) / 4096 )); }
+# @cm-end memcg-v1
+
 # kills: how many tasks the container OOM killer has killed since boot
 # (chapter 7 on): its "Killed process" lines in the log.
 kills() {
