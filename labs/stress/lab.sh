@@ -7,11 +7,11 @@
 # the seed, pick operations from the ones the chapter has: fork, exec
 # and exit storms, moves of tasks and whole processes between
 # containers, limit writes above and below usage (in pages and, from
-# chapter 11, in bytes), force_empty, control_type flips,
-# mkdir and rmdir (from chapter 12 in a tree: two of the four containers
-# are children of the other two), page-cache streams and rereads, anonymous hogs,
-# mlocked pages, shmem, perf ring buffers, compaction, swapoff and
-# swapon.  The same
+# chapter 11, in bytes), force_empty, control_type flips, mkdir and
+# rmdir (from chapter 12 in a tree: two of the four containers are
+# children of the other two), page-cache streams and rereads, anonymous
+# hogs, mlocked pages, shmem, perf ring buffers, compaction, swapoff
+# and swapon.  The same
 # seed gives every worker the same list of operations, in the same
 # order; how they interleave is up to the machine.
 #
