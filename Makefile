@@ -77,8 +77,8 @@ endif
 STRESS_SEED := $(or $(value SEED),$(shell od -An -N2 -tu2 /dev/urandom | tr -d ' '))
 STRESS_FLAVOR := $(if $(filter command line environment,$(origin FLAVOR)),$(FLAVOR),debug)
 endif
-ifeq ($(filter default debug memcg,$(value FLAVOR)),)
-$(error FLAVOR is not a flavour: use FLAVOR=default, FLAVOR=debug or FLAVOR=memcg)
+ifeq ($(filter default debug memcg none,$(value FLAVOR)),)
+$(error FLAVOR is not a flavour: use FLAVOR=default, debug, memcg or none)
 endif
 ifeq ($(filter 0 1,$(value KVM)),)
 $(error KVM must be 0 (TCG, the default) or 1)
@@ -94,7 +94,7 @@ CODE := $(abspath $(BUILD))/code
 INITRAMFS := $(BUILD)/initramfs.cpio.gz
 
 .PHONY: all help deps check kernel lab shell tree patches hooks code \
-	code-test initramfs clean exercise try try-shell grade stress cost
+	code-test initramfs clean exercise try try-shell grade stress cost perf
 
 all: deps
 	@sh labs/host/check.sh all
@@ -113,6 +113,9 @@ help:
 	@echo '  make cost CH=N        instructions per page fault, in the root, in a'
 	@echo '                        container and 2, 4, 8 levels down (one CPU,'
 	@echo '                        QEMU -icount)'
+	@echo '  make perf CH=N        lab 13 on the kit, on no controller and on memcg'
+	@echo '                        (N=11..$(LAST)): instructions per fault and per'
+	@echo '                        page streamed, side by side'
 	@echo '  make book             build/book/index.html and the EPUB'
 	@echo '  make tree CH=N        build/tree: the kernel at chapter N, to edit and try'
 	@echo '  make exercise CH=N    build/tree at chapter N with TODOs to fill in'
@@ -123,10 +126,11 @@ help:
 	@echo '  make hooks            compile the changed files with every hook on, and sparse'
 	@echo '  make clean            remove build/ (the kernel tree too)'
 	@echo
-	@echo '  CH=0..$(LAST)   FLAVOR=default|debug|memcg   KVM=0|1   TIMEOUT=seconds (per'
-	@echo '  boot; default: set by each lab, 3x on debug)'
+	@echo '  CH=0..$(LAST)   FLAVOR=default|debug|memcg|none   KVM=0|1   TIMEOUT=seconds'
+	@echo '  (per boot; default: set by each lab, 3x on debug)'
 	@echo '  FLAVOR=debug: KASAN, lockdep, DEBUG_VM on; FLAVOR=memcg: the same tree with'
-	@echo '  the kit controller off and mainline memcg on (build/chNN-memcg)'
+	@echo '  the kit controller off and mainline memcg on (build/chNN-memcg);'
+	@echo '  FLAVOR=none: no memory controller at all (the cost baseline)'
 	@echo '  LAB=0..$(LAST) (make lab, make try: run lab K instead)   LABFILE=path (run'
 	@echo '  that script instead of the lab, with its boot options)'
 
@@ -154,6 +158,9 @@ lab: kernel initramfs
 
 cost: deps initramfs
 	@sh labs/host/cost.sh $(NN) $(FLAVOR)
+
+perf: deps initramfs
+	@sh labs/host/perf.sh $(NN)
 
 stress: deps initramfs
 	@sh labs/host/stress.sh $(NN) $(STRESS_FLAVOR) $(SECONDS) $(STRESS_SEED) $(CPUS)

@@ -1003,6 +1003,47 @@ static int t_faults(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* cm-time                                                             */
+
+/* CMD's exit status passes through, and the time is on stderr. */
+static int t_time(const char *const argv[], int code)
+{
+	long long ns;
+	struct run r;
+
+	run(&r, argv);
+	CHECK(exited(&r, code), "status %#x, want exit %d; stderr: %s",
+	      r.status, code, r.err);
+	CHECK(sscanf(r.err, "cm-time: ns=%lld", &ns) == 1, "stderr '%s'", r.err);
+	CHECK(ns > 0, "ns=%lld", ns);
+	return 1;
+}
+
+/* A command that sleeps 0.2 s takes at least that long. */
+static int t_time_sleep(void)
+{
+	long long ns;
+	struct run r;
+
+	run(&r, ARGV("cm-time", "sleep", "0.2"));
+	CHECK(exited(&r, 0), "status %#x, stderr: %s", r.status, r.err);
+	CHECK(sscanf(r.err, "cm-time: ns=%lld", &ns) == 1, "stderr '%s'", r.err);
+	CHECK(ns >= 200000000LL && ns < 5000000000LL, "ns=%lld, want 0.2-5 s", ns);
+	return 1;
+}
+
+/* A command that cannot be run: 127, and no time. */
+static int t_time_missing(void)
+{
+	struct run r;
+
+	run(&r, ARGV("cm-time", "/nonexistent/cmd"));
+	CHECK(exited(&r, 127), "status %#x, stderr: %s", r.status, r.err);
+	CHECK(strstr(r.err, "/nonexistent/cmd") != NULL, "stderr '%s'", r.err);
+	return 1;
+}
+
+/* ------------------------------------------------------------------ */
 /* cm-alloc                                                            */
 
 /* Each kind, a few pages: the report line, exit 0, nothing on stderr. */
@@ -1507,6 +1548,18 @@ int main(int argc, char **argv)
 	test_bad(ARGV("cm-faults", "64", "1"), NULL, NULL, NULL);
 	test_bad(ARGV("cm-faults", "x", "3"), NULL, NULL, NULL);
 	test_bad(ARGV("cm-faults", "64", "3", "5"), NULL, NULL, NULL);
+
+	/* cm-time */
+	report(t_time(ARGV("cm-time", "true"), 0), "cm-time true: exit 0, ns on stderr");
+	report(t_time(ARGV("cm-time", "sh", "-c", "exit 3"), 3),
+	       "cm-time sh -c 'exit 3': exit 3");
+	report(t_time(ARGV("cm-time", "sh", "-c", "kill -TERM $$"), 128 + SIGTERM),
+	       "cm-time: a command killed by SIGTERM gives 143");
+	report(t_time_sleep(), "cm-time sleep 0.2: at least 0.2 s");
+	report(t_time_missing(), "cm-time /nonexistent/cmd: 127");
+	test_bad(ARGV("cm-time"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-time", "-x", "true"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-time", ""), NULL, NULL, NULL);
 
 	/* cm-fork-loop */
 	report(t_fork_ok(ARGV("cm-fork-loop", "5"),

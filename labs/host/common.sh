@@ -244,8 +244,8 @@ wt_chapter() {
 # chapter the tree was made at).
 guest_kernel() {
 	case ${2:-default} in
-	default | debug | memcg) ;;
-	*) die "FLAVOR=$2: valid flavours are default, debug and memcg" ;;
+	default | debug | memcg | none) ;;
+	*) die "FLAVOR=$2: valid flavours are default, debug, memcg and none" ;;
 	esac
 	if [ "$1" = tree ] && [ "${2:-default}" != default ]; then
 		kname=$(basename "$WT")-$2 kernel=$WT_KERNEL/$2/bzImage

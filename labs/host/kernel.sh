@@ -2,7 +2,8 @@
 # kernel.sh NN [FLAVOR] - build the chapter-NN kernel into build/chNN/bzImage
 # (FLAVOR=debug: build/chNN-debug/bzImage, with the checkers on;
 # FLAVOR=memcg: build/chNN-memcg/bzImage, the kit's controller off and
-# 6.1's memcg on).
+# 6.1's memcg on; FLAVOR=none: build/chNN-none/bzImage, no memory
+# controller at all, the cost lab's baseline).
 #
 # One object directory per flavour (build/obj/FLAVOR) is shared by all
 # chapters: moving the tree from chNN to chMM touches only the files the
@@ -18,7 +19,8 @@ case $flavor in
 default) dest=$BUILD/ch$nn; extra= ;;
 debug) dest=$BUILD/ch$nn-debug; extra=labs/config/debug.config ;;
 memcg) dest=$BUILD/ch$nn-memcg; extra=labs/config/memcg.config ;;
-*) die "FLAVOR=$flavor: valid flavours are default, debug and memcg" ;;
+none) dest=$BUILD/ch$nn-none; extra=labs/config/none.config ;;
+*) die "FLAVOR=$flavor: valid flavours are default, debug, memcg and none" ;;
 esac
 obj=$BUILD/obj/$flavor
 

@@ -31,6 +31,11 @@ cost) labdir=labs/cost guestlab=cost ;;
 *) labdir=labs/ch$lnn guestlab=ch$lnn ;;
 esac
 ncpus=${CM_CPUS:-2}
+# A lab with "# icount: 1" in its lab.sh counts instructions, as make
+# cost does: one CPU, one guest nanosecond per instruction.
+if grep -q '^# icount: 1$' "$labdir/lab.sh" 2>/dev/null; then
+	ncpus=1 CM_ICOUNT=1
+fi
 # KERNEL_NN "tree": the kernel of the reader's tree (make try, make grade).
 guest_kernel "$knn" "$flavor"
 initrd=$BUILD/initramfs.cpio.gz

@@ -20,7 +20,8 @@ case $flavor in
 default) dest=$WT_KERNEL ;;
 debug) dest=$WT_KERNEL/debug frags="$frags labs/config/debug.config" ;;
 memcg) dest=$WT_KERNEL/memcg frags="$frags labs/config/memcg.config" ;;
-*) die "FLAVOR=$flavor: valid flavours are default, debug and memcg" ;;
+none) dest=$WT_KERNEL/none frags="$frags labs/config/none.config" ;;
+*) die "FLAVOR=$flavor: valid flavours are default, debug, memcg and none" ;;
 esac
 lock_tree "kernel $WT ($flavor)"
 sh labs/host/tree.sh

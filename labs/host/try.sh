@@ -1,8 +1,8 @@
 #!/bin/sh
 # try.sh lab FLAVOR [NN] | shell FLAVOR - build the kernel of build/tree
-# as it is now (treekernel.sh), in the default, debug or memcg flavour, then
-# run a lab on it (the tree's chapter's, or lab NN) or boot it with a
-# shell.
+# as it is now (treekernel.sh), in the default, debug, memcg or none
+# flavour, then run a lab on it (the tree's chapter's, or lab NN) or
+# boot it with a shell.
 set -eu
 . labs/host/common.sh
 
