@@ -171,13 +171,12 @@ ok "rmdir a and b" rmdir /container/a /container/b
 # @cm-end settle
 
 # @cm-begin cost
-slab=/sys/kernel/slab/meta_page
 if [ "$(kernel_chapter)" -lt 8 ]; then
-	is "$(cat $slab/object_size)" 32 "a record is now 32 bytes (a list head more)"
+	is "$(record_bytes)" 32 "a record is now 32 bytes (a list head more)"
 elif [ "$(kernel_chapter)" -lt 10 ]; then
-	is "$(cat $slab/object_size)" 40 "a record is 40 bytes (chapter 8 adds its mapping state)"
+	is "$(record_bytes)" 40 "a record is 40 bytes (chapter 8 adds its mapping state)"
 else
-	is "$(cat $slab/object_size)" 48 "a record is 48 bytes (chapter 10 adds its type and list)"
+	is "$(record_bytes)" 48 "a record is 48 bytes (chapter 10 adds its type and list)"
 fi
 # @cm-end cost
 

@@ -73,6 +73,26 @@ kills() {
 	dmesg | grep -c 'Memory container out of memory: Killed process'
 }
 
+# record_bytes: the bytes of the record the controller keeps for a
+# charged page. Up to chapter 12 that is the meta_page slab's object
+# size. From chapter 13 every page frame has one in page_ext, made at
+# boot: the boot log's page_ext total, divided by the frames it covers
+# (whole 128 MiB sections, 32768 frames, up to the end of memory), less
+# page_ext's own flags word (8 bytes).
+record_bytes() {
+	if [ -e /sys/kernel/slab/meta_page ]; then
+		cat /sys/kernel/slab/meta_page/object_size
+		return
+	fi
+	_b=$(sed -n 's/.*allocated \([0-9]*\) bytes of page_ext.*/\1/p' \
+		/run/boot.dmesg)
+	_end=$(awk '$1 == "spanned" { sp = $2 }
+		$1 == "start_pfn:" && $2 + sp > e { e = $2 + sp }
+		END { print e + 0 }' /proc/zoneinfo)
+	_frames=$(((_end + 32767) / 32768 * 32768))
+	[ -n "$_b" ] && [ "$_frames" -gt 0 ] && echo $((_b / _frames - 8))
+}
+
 # kernel_chapter: the chapter of the kernel this lab runs on, as a
 # number (run.sh passes cmkernel=chNN; 0 when it names no chapter).  A
 # lab run again on a later kernel uses it where a later patch changes

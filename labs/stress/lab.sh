@@ -11,7 +11,8 @@
 # rmdir (from chapter 12 in a tree: two of the four containers are
 # children of the other two), page-cache streams and rereads, anonymous
 # hogs, mlocked pages, shmem, perf ring buffers, compaction, swapoff
-# and swapon.  The same
+# and swapon, and from chapter 13 a CPU taken offline and back (its
+# per-CPU charge stock must be given back).  The same
 # seed gives every worker the same list of operations, in the same
 # order; how they interleave is up to the machine.
 #
@@ -150,7 +151,15 @@ op_dir() {	# mkdir, charge, leave, rmdir; sometimes rmdir with charges
 	log "dir $d"
 	mkdir /container/$d 2>/dev/null || return 0
 	in_c $d sh -c "cat /mnt/f0 >/dev/null; cm-anon 64 >/dev/null" 2>/dev/null
-	rmdir /container/$d
+	# The group may refuse rmdir (EBUSY) for a moment after its last
+	# task was reaped (seed 1 on ch12: twice in 60 s, gone after 50 ms).
+	# Two seconds of that, and the dir is left for the teardown to fail.
+	i=0
+	until rmdir /container/$d 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 40 ] || { log "rmdir $d: still busy"; return 1; }
+		usleep 50000
+	done
 }
 op_type() {	# control_type flips
 	container
@@ -174,6 +183,16 @@ op_swap() {	# swapoff and swapon (worker 0 only: one device)
 	log "swapon"
 	swapon /dev/zram0 2>/dev/null
 }
+op_cpu() {	# CPU 1 goes offline and back (one worker at a time)
+	[ -w /sys/devices/system/cpu/cpu1/online ] || return 0
+	mkdir $S/cpu.lock 2>/dev/null || return 0
+	log "cpu1 offline"
+	echo 0 >/sys/devices/system/cpu/cpu1/online
+	usleep 100000
+	log "cpu1 online"
+	echo 1 >/sys/devices/system/cpu/cpu1/online
+	rmdir $S/cpu.lock
+}
 op_stat() {	# read memory.stat, reset the high-water mark and failcnt
 	container
 	log "stat $C"
@@ -190,6 +209,8 @@ OPS="limit dir"
 [ "$CH" -ge 8 ] && OPS="$OPS type"
 [ "$CH" -ge 10 ] && OPS="$OPS stat"
 [ "$CH" -ge 11 ] && OPS="$OPS bytes"
+# from chapter 13 a dead CPU's charge stock is given back
+[ "$CH" -ge 13 ] && OPS="$OPS cpu"
 set -- $OPS
 NOPS=$#
 
