@@ -22,20 +22,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
-#include <time.h>
 
 #include "lib.h"
 
 #define PROG	"cm-faults"
 #define USAGE	"cm-faults PAGES ROUNDS"
-
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 static long minor_faults(void)
 {
@@ -87,11 +78,11 @@ int main(int argc, char **argv)
 	if (round_once(pages, page))
 		return 1;
 	f0 = minor_faults();
-	t0 = now_ns();
+	t0 = cm_now_ns();
 	for (r = 1; r < rounds; r++)
 		if (round_once(pages, page))
 			return 1;
-	t1 = now_ns();
+	t1 = cm_now_ns();
 	f1 = minor_faults();
 	printf("cm-faults: pages=%lu rounds=%lu faults=%ld ns_per_fault=%lld\n",
 	       pages, rounds, f1 - f0, f1 > f0 ? (t1 - t0) / (f1 - f0) : 0);

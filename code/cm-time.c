@@ -19,21 +19,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "lib.h"
 
 #define PROG	"cm-time"
 #define USAGE	"cm-time CMD [ARGS...]"
-
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 int main(int argc, char **argv)
 {
@@ -48,7 +39,7 @@ int main(int argc, char **argv)
 	if (!*argv[1])
 		cm_usage_error(PROG, USAGE, "CMD is empty");
 
-	start = now_ns();
+	start = cm_now_ns();
 	pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, PROG ": fork: %s\n", strerror(errno));
@@ -65,7 +56,7 @@ int main(int argc, char **argv)
 			return 127;
 		}
 	}
-	end = now_ns();
+	end = cm_now_ns();
 	fprintf(stderr, PROG ": ns=%lld\n", end - start);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);

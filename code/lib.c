@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib.h"
@@ -87,4 +88,12 @@ void cm_hold(const char *prog)
 size_t cm_page_size(void)
 {
 	return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+long long cm_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }

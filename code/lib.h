@@ -36,4 +36,10 @@ void cm_hold(const char *prog);
 /* Size of a page, from sysconf(). */
 size_t cm_page_size(void);
 
+/*
+ * CLOCK_MONOTONIC now, in nanoseconds.  Under QEMU's "-icount shift=0"
+ * one guest nanosecond is one instruction.
+ */
+long long cm_now_ns(void);
+
 #endif
