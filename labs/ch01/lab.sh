@@ -23,6 +23,8 @@ CASES=15		# KUNIT_CASE()s in kernel/res_counter_kunit.c
 [ "$(kernel_chapter)" -ge 11 ] && CASES=18
 # chapter 12 adds one, for a counter with a parent
 [ "$(kernel_chapter)" -ge 12 ] && CASES=19
+# chapter 13 adds one, for res_counter_charge_ahead()
+[ "$(kernel_chapter)" -ge 13 ] && CASES=20
 WARNINGS=1		# WARN_ON_ONCE: the first of the two underflow cases
 RESULTS=/sys/kernel/debug/kunit/$SUITE/results
 # @cm-end setup
