@@ -18,7 +18,7 @@ nondigits = $(strip $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(sub
 	5,,$(subst 6,,$(subst 7,,$(subst 8,,$(subst 9,,$(1))))))))))))
 LAST := $(shell sh -c '. labs/host/common.sh; nr_patches')
 
-ifneq ($(filter kernel lab shell tree exercise grade stress cost,$(MAKECMDGOALS)),)
+ifneq ($(filter kernel lab shell tree exercise grade stress cost perf,$(MAKECMDGOALS)),)
 ifneq ($(call nondigits,$(value CH)),)
 $(error CH is not a chapter number: valid chapters are 0-$(LAST) (0 = unpatched 6.1))
 endif

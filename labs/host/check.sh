@@ -100,6 +100,20 @@ hygiene() {
 		fi
 	done
 	[ $n -gt 0 ] || echo "ok - the series is empty (chapter 0 only)"
+	# Every goal that takes CH refuses a bad one while make reads the
+	# Makefile, before any recipe could change something.
+	for g in kernel lab shell tree exercise grade stress cost perf; do
+		for bad in 1x 99 ''; do
+			if out=$(make -s "$g" CH="$bad" 2>&1); then
+				echo "not ok - make $g CH='$bad' is refused"
+			elif echo "$out" | grep -q '^Makefile:[0-9]*: \*\*\* CH'; then
+				echo "ok - make $g CH='$bad' is refused"
+			else
+				echo "not ok - make $g CH='$bad' is refused by the Makefile"
+				echo "$out" | tail -n 3 | sed 's/^/    # /'
+			fi
+		done
+	done
 }
 
 # check_tree NN [exercise]: make check's own tree (build/check-tree,

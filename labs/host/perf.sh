@@ -6,9 +6,9 @@
 #   and 6.1's memcg instead of the kit (chNN-memcg).
 # Then a table of their "# perf:" lines, and TAP: the kit's lab passes,
 # and the kit is at least as cheap as memcg on every loop.  Builds any
-# of the three kernels that is missing.  CM_PERF_REUSE=1: the kit's run
-# is the last one of lab 13 on build/chNN, if it is newer than the kernel
-# (make check's, from its chapter step).
+# of the three kernels that is missing or out of date.  CM_PERF_REUSE=1:
+# the kit's run is the last one of lab 13 on build/chNN, if it is newer
+# than the kernel (make check's, from its chapter step).
 set -eu
 . labs/host/common.sh
 
@@ -36,7 +36,7 @@ for run in "kit $nn default" "none $base" "memcg $nn memcg"; do
 	side=$1 knn=$2 fl=$3
 	dir=$BUILD/ch$knn
 	[ $fl = default ] || dir=$dir-$fl
-	[ -f "$dir/bzImage" ] || sh labs/host/kernel.sh "$knn" "$fl" >&2
+	sh labs/host/kernel.sh "$knn" "$fl" >&2	# up to date, or built now
 	log=$LOGS/lab13-ch$knn
 	[ $fl = default ] || log=$log-$fl
 	if [ $side = kit ] && [ -n "${CM_PERF_REUSE-}" ] &&
