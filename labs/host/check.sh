@@ -100,8 +100,11 @@ hygiene() {
 		fi
 	done
 	[ $n -gt 0 ] || echo "ok - the series is empty (chapter 0 only)"
-	# Every goal that takes CH refuses a bad one while make reads the
-	# Makefile, before any recipe could change something.
+}
+
+# Every goal that takes CH refuses a bad one while make reads the
+# Makefile, before any recipe could change something.
+make_vars() {
 	for g in kernel lab shell tree exercise grade stress cost perf; do
 		for bad in 1x 99 ''; do
 			if out=$(make -s "$g" CH="$bad" 2>&1); then
@@ -235,6 +238,7 @@ fi
 step "lab programs and initramfs" sh -c \
 	'make -s initramfs && echo "ok - initramfs with the lab programs"'
 [ "$mode" = check ] && step "patch hygiene" hygiene
+[ "$mode" = check ] && step "make: every goal refuses a bad CH" make_vars
 
 # Two kernels of the newest chapter are cold builds of their own (5-7
 # minutes of both CPUs each): the debug flavour, for the regression run
