@@ -60,9 +60,11 @@ lock_tree() {
 	mkdir -p "$BUILD"
 	exec 9>"$BUILD/.kernel.lock"
 	if ! flock -n 9; then
-		echo "$1: waiting for another kernel job to finish"
+		echo "$1: waiting for another kernel job to finish:" \
+			"$(cat "$BUILD/.kernel.lock.who" 2>/dev/null || echo unknown)"
 		flock 9
 	fi
+	echo "$1 (pid $$, since $(date +%H:%M:%S))" >"$BUILD/.kernel.lock.who"
 	CM_TREE_LOCKED=1
 	export CM_TREE_LOCKED
 }
@@ -193,14 +195,43 @@ checkout_chapter() {
 # dependencies from Kbuild's -Wp,-MMD, instead of running the
 # preprocessor first and then the compiler (30-40 % more CPU on a miss,
 # and every compile of a clean make check is one).
-CCACHE_DEPEND=${CCACHE_DEPEND-1}
-export CCACHE_DEPEND
+#
+# ccache takes any value of CCACHE_DEPEND as "on" and refuses 0, false
+# and no outright, which kills the build ("unknown C compiler"): read
+# those as "off", as a reader means them.
+case ${CCACHE_DEPEND-1} in
+0 | false | no | off | '')
+	unset CCACHE_DEPEND
+	CCACHE_NODEPEND=1
+	export CCACHE_NODEPEND ;;
+*)
+	CCACHE_DEPEND=1
+	export CCACHE_DEPEND ;;
+esac
 kernel_cc() {
 	if command -v ccache >/dev/null; then
 		echo "ccache gcc"
 	else
 		echo gcc
 	fi
+}
+
+# make_bzimage TREE OBJ: build TREE's bzImage into the object directory
+# OBJ (an absolute path), and prove that it carries the vmlinux this
+# build linked (bzimage.py).  ccache cannot see the compressed kernel
+# that piggy.S pulls in with .incbin: when a new kernel compresses to
+# the same length as one built before, piggy.S's text is unchanged and
+# ccache returns the old piggy.o, so the bzImage would boot the old
+# kernel.  When the check finds that, piggy.o is assembled again without
+# ccache and the check runs once more; a second failure fails the build.
+make_bzimage() {
+	make -C "$1" O="$2" CC="$(kernel_cc)" -j"$(nproc)" bzImage || return 1
+	python3 labs/host/bzimage.py "$2" && return 0
+	echo "make_bzimage: assembling piggy.o again, without ccache"
+	rm -f "$2/arch/x86/boot/compressed/piggy.o"
+	CCACHE_DISABLE=1 make -C "$1" O="$2" CC="$(kernel_cc)" bzImage ||
+		return 1
+	python3 labs/host/bzimage.py "$2"
 }
 
 # The boot line every lab and shell guest starts with:

@@ -58,7 +58,7 @@ configure_kernel "ch$nn ($flavor)" "$obj" "$log.config" $frags
 abs_obj=$(cd "$obj" && pwd)
 
 run_logged "kernel ch$nn ($flavor)" "$log" \
-	make -C "$TREE" O="$abs_obj" CC="$(kernel_cc)" -j"$(nproc)" bzImage ||
+	make_bzimage "$TREE" "$abs_obj" ||
 	die "building ch$nn failed (log: $log)"
 
 mkdir -p "$dest"

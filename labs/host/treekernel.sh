@@ -46,7 +46,7 @@ rm -f "$dest/bzImage" "$dest/stamp"
 configure_kernel "$WT (chapter $(expr "$nn" + 0), $flavor)" "$obj" "$log.config" $frags
 abs_obj=$(cd "$obj" && pwd)
 if ! run_logged "kernel $WT ($flavor)" "$log" \
-	make -C "$TREE" O="$abs_obj" CC="$(kernel_cc)" -j"$(nproc)" bzImage; then
+	make_bzimage "$TREE" "$abs_obj"; then
 	echo "compiler errors and warnings:" >&2
 	grep -E '(error|warning):' "$log" | sed 's/^/    /' | head -n 20 >&2
 	die "building $WT failed (log: $log)"
