@@ -16,9 +16,11 @@
   3c. the built HTML (both editions) reads right: no label printed twice
      ("Figure Figure 7.1", "Listing Listing", "Table Table"), every
      numbered section belongs to the chapter whose number it carries
-     (the epilogue is not 9.9), and a listing of one function defines no
-     other; each of these checks fails on its broken page in
-     book/tests/html/;
+     (the epilogue is not 9.9), a listing of one function defines no
+     other, and every figure the prose marks as measured
+     ([4097]{.measured}) is printed in a transcript of its chapter, or
+     ([4100]{.measured from="NAME"}) is in diagrams/NAME.dat; each of
+     these checks fails on its broken page in book/tests/html/;
   3d. the exercises' code: every function that labs/chNN/skeleton takes
      out of patch NN (todo and revert lines) is printed in chapter NN of
      the instructor edition, and none of its added lines (three in a
@@ -386,22 +388,56 @@ def second_functions(html):
     return probs
 
 
+def unmeasured_figures(html):
+    """A figure the prose marks as measured, [4097]{.measured}, must be
+    printed in a transcript (a <pre> block) of the same chapter; one
+    marked [4100]{.measured from="ch13-cost"} must be in
+    diagrams/ch13-cost.dat, the numbers a plot draws.  So a paragraph
+    cannot quote one run while the chapter prints another."""
+    probs = []
+    body = re.sub(r'<nav id="TOC".*?</nav>', "", html, flags=re.S)
+    for part in re.split(r"(?=<h1\b)", body):
+        h = re.search(r"<h1\b[^>]*>(.*?)</h1>", part, re.S)
+        title = " ".join(re.sub(r"<[^>]+>", " ", h.group(1)).split()) if h else "(before the first chapter)"
+        pres = " ".join(unescape(re.sub(r"<[^>]+>", "", p))
+                        for p in re.findall(r"<pre\b[^>]*>(.*?)</pre>", part, re.S))
+        for m in re.finditer(r'<span class="measured"([^>]*)>(.*?)</span>', part, re.S):
+            fig = unescape(re.sub(r"<[^>]+>", "", m.group(2))).strip().replace(",", "")
+            src = re.search(r'data-from="([^"]+)"', m.group(1))
+            if src:
+                try:
+                    where = open(os.path.join("diagrams", src.group(1) + ".dat"), encoding="utf-8").read()
+                except OSError:
+                    probs.append("%s: %s is marked as from diagrams/%s.dat, which does not exist"
+                                 % (title, fig, src.group(1)))
+                    continue
+                where = "\n".join(l for l in where.splitlines() if not l.startswith("#"))
+                what = "diagrams/%s.dat" % src.group(1)
+            else:
+                where, what = pres, "any transcript of the chapter"
+            if not re.search(r"(?<![\d.])%s(?![\d.])" % re.escape(fig), where):
+                probs.append("%s: the measured figure %s is not in %s" % (title, fig, what))
+    return probs
+
+
 HTML_CHECKS = [
     ("doubled", "no label printed twice (\"Figure Figure\", \"Listing Listing\", \"Table Table\")"),
     ("numbering", "every numbered section carries the number of its own chapter"),
     ("second-function", "a listing of one function shows no other function's definition"),
+    ("measured", "every figure marked as measured is in its chapter's transcripts (or plot data)"),
 ]
 
 
 def html_problems(html):
     return {"doubled": doubled_labels(html), "numbering": misnumbered_sections(html),
-            "second-function": second_functions(html)}
+            "second-function": second_functions(html), "measured": unmeasured_figures(html)}
 
 
 def check_html_fixtures():
     """Each book/tests/html/bad-*.html must make its check fail; its first
-    line says which check and what the message must hold:
-        <!-- expect: KIND | SUBSTRING ... -->"""
+    line says which check and what the message must hold (or, after a
+    "!", must not):
+        <!-- expect: KIND | SUBSTRING ... | !SUBSTRING -->"""
     for path in sorted(glob.glob("book/tests/html/bad-*.html")):
         html = open(path, encoding="utf-8").read()
         first = html.split("\n", 1)[0]
@@ -409,7 +445,8 @@ def check_html_fixtures():
         kind, subs = want[0], [w for w in want[1:] if w]
         probs = html_problems(html).get(kind, [])
         msg = "\n".join(probs)
-        result(probs and all(w in msg for w in subs),
+        # "!TEXT": TEXT must not be in the message (a case that must pass)
+        result(probs and all((w[1:] not in msg) if w.startswith("!") else (w in msg) for w in subs),
                "html check: %s is refused (%s)" % (path, kind),
                "found: %r\nwanted: %r" % (probs, subs))
 
