@@ -2,13 +2,16 @@
 /*
  * cm-fork-loop - create and destroy many short-lived processes.
  *
- *   cm-fork-loop ITERATIONS [PAGES] [--exec]
+ *   cm-fork-loop ITERATIONS [PAGES] [--exec | --vfork]
  *
  * Each iteration forks a child that maps and touches PAGES anonymous pages
  * (default 4, 0 allowed: fork and exit only) and exits; with --exec the
  * child then execs /bin/true instead of exiting (if /bin/true exists,
  * otherwise it just exits).  The parent waits for each child before
- * starting the next.  Prints
+ * starting the next.  With --vfork each child is made by vfork() and
+ * execs /bin/true at once, touching nothing: it runs on its parent's mm
+ * until the exec replaces it (posix_spawn() does this too), which is
+ * what lab 5 moves between cpusets.  Prints
  *   cm-fork-loop: iterations=<N> failures=<M>
  * A failure is a fork() that fails or a child that does not exit 0 (for
  * example one killed by an OOM kill); the first few are described on
@@ -25,7 +28,7 @@
 #include "lib.h"
 
 #define PROG		"cm-fork-loop"
-#define USAGE		"cm-fork-loop ITERATIONS [PAGES] [--exec]"
+#define USAGE		"cm-fork-loop ITERATIONS [PAGES] [--exec | --vfork]"
 #define MAX_REPORTS	5	/* failures described on stderr */
 
 /* @cm-begin child */
@@ -56,12 +59,14 @@ int main(int argc, char **argv)
 	size_t page = cm_page_size();
 	unsigned long iterations = 0, pages = 4, failures = 0, n;
 	const char *pos[2] = { NULL, NULL };
-	int npos = 0, do_exec = 0, a, status;
+	int npos = 0, do_exec = 0, do_vfork = 0, a, status;
 	pid_t pid;
 
 	for (a = 1; a < argc; a++) {
-		if (!strcmp(argv[a], "--exec") && !do_exec)
+		if (!strcmp(argv[a], "--exec") && !do_exec && !do_vfork)
 			do_exec = 1;
+		else if (!strcmp(argv[a], "--vfork") && !do_exec && !do_vfork)
+			do_vfork = 1;
 		else if (!strncmp(argv[a], "--", 2))
 			cm_usage_error(PROG, USAGE, "unknown or repeated option '%s'",
 				       argv[a]);
@@ -71,6 +76,8 @@ int main(int argc, char **argv)
 			cm_usage_error(PROG, USAGE, "unexpected argument '%s'",
 				       argv[a]);
 	}
+	if (do_vfork && access("/bin/true", X_OK))
+		cm_usage_error(PROG, USAGE, "--vfork needs /bin/true");
 	if (!pos[0])
 		cm_usage_error(PROG, USAGE, "missing ITERATIONS");
 	if (cm_parse_ulong(pos[0], 1, 1000000000UL, &iterations))
@@ -86,9 +93,18 @@ int main(int argc, char **argv)
 
 	/* @cm-begin loop */
 	for (n = 0; n < iterations; n++) {
-		pid = fork();
-		if (pid == 0)
-			child(pages, do_exec);
+		if (do_vfork) {
+			/* the child may only exec or _exit: it has our mm */
+			pid = vfork();
+			if (pid == 0) {
+				execl("/bin/true", "true", (char *)NULL);
+				_exit(1);
+			}
+		} else {
+			pid = fork();
+			if (pid == 0)
+				child(pages, do_exec);
+		}
 		if (pid < 0) {
 			if (failures++ < MAX_REPORTS)
 				fprintf(stderr, "%s: iteration %lu: fork: %s (errno=%s)\n",

@@ -1571,6 +1571,11 @@ int main(int argc, char **argv)
 	report(t_fork_ok(ARGV("cm-fork-loop", "3", "0", "--exec"),
 			 "cm-fork-loop: iterations=3 failures=0\n", 0),
 	       "cm-fork-loop 3 0 --exec");
+	report(t_fork_ok(ARGV("cm-fork-loop", "3", "--vfork"),
+			 "cm-fork-loop: iterations=3 failures=0\n", 0),
+	       "cm-fork-loop 3 --vfork");
+	test_bad(ARGV("cm-fork-loop", "3", "--vfork", "--exec"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-fork-loop", "3", "--vfork", "--vfork"), NULL, NULL, NULL);
 	report(t_fork_failures(), "cm-fork-loop: failing children counted, exit 1");
 	snprintf(marker, sizeof(marker), "%s", tmp("marker"));
 	test_bad(ARGV("cm-fork-loop"), NULL, NULL, NULL);
