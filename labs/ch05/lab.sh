@@ -7,7 +7,7 @@
 . /lab/lib/tap.sh
 . /lab/lib/lib.sh
 
-plan 30
+plan 32
 
 # @cm-begin helpers
 # usage and in_c come from lib.sh.
@@ -244,4 +244,35 @@ is "$(usage ra):$(usage rb)" 0:0 "all the children gone: ra and rb are back to 0
 ok "rmdir ra and rb" rmdir /container/ra /container/rb
 
 ok "rmdir a and b" rmdir /container/a /container/b
+
+# @cm-begin cpuset
+# exec() points its new mm at the task's container under
+# cgroup_threadgroup_rwsem (mem_container_exec_mm()).  A move between
+# cpusets holds that rwsem for writing, then takes the moved process's
+# mmap_lock to rebind its NUMA policies (cpuset_attach()).  So exec must
+# not take the rwsem while it holds an mmap_lock: a vfork() child that
+# execs holds its parent's until the new mm is in, and a mover of the
+# parent would wait for it while the child waits for the mover.  The
+# shell moves a process that vforks and execs 2000 times between two
+# cpusets as fast as it can: the process must finish, and on the debug
+# kernel lockdep must find no cycle.
+mkdir -p /cpuset
+ok "the cpuset controller mounts" mount -t cgroup -o cpuset none /cpuset
+for c in ca cb; do
+	mkdir /cpuset/$c
+	cat /cpuset/cpuset.cpus >/cpuset/$c/cpuset.cpus
+	cat /cpuset/cpuset.mems >/cpuset/$c/cpuset.mems
+done
+cm-fork-loop 2000 --vfork >/tmp/o/vf.out 2>&1 &
+vf=$!
+moves=0
+while kill -0 "$vf" 2>/dev/null && [ $moves -lt 20000 ]; do
+	echo "$vf" >/cpuset/ca/tasks 2>/dev/null
+	echo "$vf" >/cpuset/cb/tasks 2>/dev/null
+	moves=$((moves + 2))
+done
+wait_within 30 "$vf"
+is "$?" 0 "2000 vfork()+exec()s, moved between cpusets $moves times, finish"
+rmdir /cpuset/ca /cpuset/cb
+# @cm-end cpuset
 done_testing

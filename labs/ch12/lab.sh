@@ -9,7 +9,7 @@
 . /lab/lib/tap.sh
 . /lab/lib/lib.sh
 
-plan 22
+plan 27
 
 # @cm-begin helpers
 install_in_c
@@ -102,6 +102,42 @@ points 4
 is "$?" 137 "a task in p/c/escape, no limit of its own: still killed at p's"
 # @cm-end delegation
 
+# @cm-begin control-type
+# memory.control_type (chapter 8) is the kit's own file, so these points
+# run on the kit only.  Delegation as in v1: the administrator hands
+# uid 65534 the directory of t (limit 256 pages) and its tasks file.
+# The user makes t/u, whose files are then its own, and asks it to
+# charge mapped pages only: under a t that charges page cache, refused,
+# or the tmpfs pages a task of t/u writes would be charged to no counter
+# and t's limit would bind nothing.  A 3 written to a parent reaches its
+# subtree; a new child takes its parent's type.
+if [ $side = kit ]; then
+	mkdir -p /container/t /tmp/o/u
+	chmod 777 /tmp/o/u
+	wr t limit_in_bytes 1M >/dev/null
+	chown 65534 /container/t /container/t/tasks
+	cm-runas 65534 mkdir /container/t/u
+	points 4
+	is "$(cm-runas 65534 cm-write /container/t/u/memory.control_type 1 |
+		cut -d' ' -f1)" errno=EINVAL \
+		"uid 65534 cannot make its t/u charge mapped pages only"
+	is "$(f t/u control_type)" 3 "t/u still charges page cache (type 3)"
+	cm-runas 65534 in_c t/u dd if=/dev/zero of=/tmp/o/u/fill bs=4096 \
+		count=128 2>/dev/null
+	points 4
+	atleast "$(pages t)" 120 "128 tmpfs pages written in t/u count in t: $(pages t)"
+	rm -rf /tmp/o/u
+	wr t control_type 1 >/dev/null
+	mkdir /container/t/v
+	is "$(f t/v control_type)" 1 "t/v, made under a type-1 t, is type 1"
+	wr t control_type 3 >/dev/null
+	is "$(f t/v control_type):$(f t/u control_type)" 3:3 \
+		"3 written to t reaches t/v and t/u"
+else
+	skip_n 5 "memcg has no memory.control_type"
+fi
+# @cm-end control-type
+
 # @cm-begin removed-child
 # r (512 pages) has a child x that read 400 pages of a file and was
 # removed.  Its pages are still charged: they count in r until reclaim
@@ -159,6 +195,7 @@ drain_cpus
 for c in p/c/escape p/c p/d p r/y r; do
 	wr "$c" force_empty 1 >/dev/null
 done
+[ $side = kit ] && rmdir /container/t/u /container/t/v /container/t
 ok "the tree is removed bottom-up" sh -c 'cd /container &&
 	rmdir p/c/escape p/c p/d p r/y r q/l1/l2/l3/l4/l5/l6/l7 \
 		q/l1/l2/l3/l4/l5/l6 q/l1/l2/l3/l4/l5 q/l1/l2/l3/l4 q/l1/l2/l3 \
