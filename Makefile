@@ -59,7 +59,7 @@ endif
 # is given.
 SECONDS ?= 60
 CPUS ?= 4
-ifneq ($(filter stress,$(MAKECMDGOALS)),)
+ifneq ($(filter stress try-stress,$(MAKECMDGOALS)),)
 ifneq ($(call nondigits,$(value SECONDS))$(filter 0 00 000,$(value SECONDS)),)
 $(error SECONDS must be a whole number of seconds, above 0)
 endif
@@ -94,7 +94,8 @@ CODE := $(abspath $(BUILD))/code
 INITRAMFS := $(BUILD)/initramfs.cpio.gz
 
 .PHONY: all help deps check kernel lab shell tree patches hooks code \
-	code-test initramfs clean exercise try try-shell grade stress cost perf
+	code-test initramfs clean exercise try try-shell try-stress grade stress \
+	cost perf
 
 all: deps
 	@sh labs/host/check.sh all
@@ -121,6 +122,8 @@ help:
 	@echo '  make exercise CH=N    build/tree at chapter N with TODOs to fill in'
 	@echo '  make try              build build/tree as it is and run its lab (LAB=K)'
 	@echo '  make try-shell        build build/tree as it is and boot it with a shell'
+	@echo '  make try-stress       make stress on build/tree as it is (SECONDS, SEED,'
+	@echo '                        CPUS, FLAVOR as for make stress)'
 	@echo '  make grade CH=N       labs 0-N on build/tree, with points and a transcript'
 	@echo '  make patches          turn build/tree commits back into patches/'
 	@echo '  make hooks            compile the changed files with every hook on, and sparse'
@@ -179,6 +182,9 @@ try: deps initramfs
 
 try-shell: deps initramfs
 	@sh labs/host/try.sh shell $(FLAVOR)
+
+try-stress: deps initramfs
+	@sh labs/host/stress.sh tree $(STRESS_FLAVOR) $(SECONDS) $(STRESS_SEED) $(CPUS)
 
 grade: deps initramfs
 	@sh labs/host/grade.sh $(NN)

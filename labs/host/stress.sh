@@ -1,16 +1,25 @@
 #!/bin/sh
-# stress.sh NN FLAVOR SECONDS SEED CPUS - build the chapter-NN kernel
-# (FLAVOR: debug by default, see the Makefile) and run the stress lab,
-# labs/stress/lab.sh, on it: SECONDS of everything at once on CPUS
-# virtual CPUs, from SEED.  Its verdict is run.sh's, so a kernel splat
-# anywhere in the run fails it.
+# stress.sh NN|tree FLAVOR SECONDS SEED CPUS - build the chapter-NN
+# kernel, or with "tree" the kernel of build/tree as it is now (make
+# try-stress, as make try does), in FLAVOR (debug by default, see the
+# Makefile), and run the stress lab, labs/stress/lab.sh, on it: SECONDS
+# of everything at once on CPUS virtual CPUs, from SEED.  The lab runs
+# what the kernel's chapter has (the tree's: the chapter it was made
+# at).  Its verdict is run.sh's, so a kernel splat anywhere in the run
+# fails it.
 set -eu
 . labs/host/common.sh
 
 nn=$1 flavor=$2 secs=$3 seed=$4 cpus=$5
-sh labs/host/kernel.sh "$nn" "$flavor"
-echo "stress: chapter $(expr "$nn" + 0) ($flavor), $secs s, seed $seed, $cpus CPUs"
-echo "stress: to replay this schedule: make stress CH=$(expr "$nn" + 0) SEED=$seed SECONDS=$secs CPUS=$cpus FLAVOR=$flavor"
+if [ "$nn" = tree ]; then
+	sh labs/host/treekernel.sh "$flavor"
+	what="$WT (chapter $(expr "$(wt_chapter)" + 0))" again="make try-stress"
+else
+	sh labs/host/kernel.sh "$nn" "$flavor"
+	what="chapter $(expr "$nn" + 0)" again="make stress CH=$(expr "$nn" + 0)"
+fi
+echo "stress: $what ($flavor), $secs s, seed $seed, $cpus CPUs"
+echo "stress: to replay this schedule: $again SEED=$seed SECONDS=$secs CPUS=$cpus FLAVOR=$flavor"
 # The guest's clock runs the workers for SECONDS; boot, setup, the quiet
 # points (each a walk over every page frame) and teardown come on top.
 # On debug, with four vCPUs on a two-core host, 1800 s took 70 minutes

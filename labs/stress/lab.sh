@@ -161,11 +161,29 @@ op_dir() {	# mkdir, charge, leave, rmdir; sometimes rmdir with charges
 		usleep 50000
 	done
 }
-op_type() {	# control_type flips
+op_type() {	# control_type flips, at any level (refused below a 3)
 	container
 	rand 3
 	log "type $C $((RV + 1))"
-	echo $((RV + 1)) >/container/$C/memory.control_type
+	echo $((RV + 1)) 2>/dev/null >/container/$C/memory.control_type
+}
+op_deleg() {	# uid 65534, given s1 (chapter 12), makes a child and uses it
+	d=s1/u$W
+	log "deleg $d"
+	cm-runas 65534 mkdir /container/$d 2>/dev/null || return 0
+	rand 3
+	cm-runas 65534 sh -c "echo $((RV + 1)) >/container/$d/memory.control_type" \
+		2>/dev/null
+	rand 128
+	cm-runas 65534 in_c $d sh -c "dd if=/dev/zero of=$S/u/d.$W bs=4096 \
+		count=$((RV + 1)) 2>/dev/null; cat /mnt/f0 >/dev/null;
+		rm -f $S/u/d.$W" 2>/dev/null
+	i=0
+	until rmdir /container/$d 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 40 ] || { log "rmdir $d: still busy"; return 1; }
+		usleep 50000
+	done
 }
 op_perf() {	# a perf ring buffer, mapped and freed
 	container
@@ -209,6 +227,7 @@ OPS="limit dir"
 [ "$CH" -ge 8 ] && OPS="$OPS type"
 [ "$CH" -ge 10 ] && OPS="$OPS stat"
 [ "$CH" -ge 11 ] && OPS="$OPS bytes"
+[ "$CH" -ge 12 ] && OPS="$OPS deleg"
 # from chapter 13 a dead CPU's charge stock is given back
 [ "$CH" -ge 13 ] && OPS="$OPS cpu"
 set -- $OPS
@@ -306,6 +325,60 @@ charged_here() {
 	done
 }
 
+# types_nest: chapter 12's promise that a subtree cannot escape its
+# parent, for control_type: below a container of type 3 (other than the
+# root), every container is of type 3 too.
+types_nest() {
+	_bad=0
+	for _d in $(cd /container && find . -mindepth 2 -type d); do
+		_p=${_d%/*}
+		[ "$(cat /container/$_p/memory.control_type)" = 3 ] || continue
+		[ "$(cat /container/$_d/memory.control_type)" = 3 ] && continue
+		echo "#   ${_d#./} is type $(cat /container/$_d/memory.control_type) below ${_p#./}, type 3"
+		_bad=1
+	done
+	return $_bad
+}
+
+# fits_at_once: chapter 11's promise (appendix A) that a limit the usage
+# fits is set, reclaiming first, never EBUSY while the usage it reports
+# fits; here while a task of the container faults on another CPU
+# (chapter 13's stocks charge ahead for it).  force_empty first takes
+# what reclaim can; the limit is the usage left plus 16 pages (the
+# loop's 4 pages in flight, and the dozen or so of each cm-faults it
+# starts, fit inside), written once a 1024-page file is in, so that the
+# write must reclaim the file while the loop faults.  An EBUSY is
+# allowed only if usage then reads above the limit refused.
+fits_at_once() {
+	_bad=0
+	rm -f $S/fstop
+	for c in $CS; do
+		taskset -c 1 in_c $c sh -c "while [ ! -e $S/fstop ]; do
+			cm-faults 4 1000 || exit 1; done" >/dev/null 2>&1 &
+		_p=$!
+		usleep 300000
+		# what reclaim can take goes first, then a file comes in
+		echo 9223372036854775807 >/container/$c/memory.limit
+		echo 1 2>/dev/null >/container/$c/memory.force_empty
+		_l=$(( $(usage $c) + 16 ))
+		in_c $c cat /mnt/f1 >/dev/null
+		_r=$(taskset -c 0 cm-write /container/$c/memory.limit $_l | cut -d' ' -f1)
+		_u=$(usage $c)
+		touch $S/fstop
+		wait $_p
+		rm -f $S/fstop
+		echo 9223372036854775807 >/container/$c/memory.limit
+		case $_r in
+		ok) ;;
+		errno=EBUSY) [ "$_u" -gt "$_l" ] && continue
+			echo "#   $c: limit $_l refused (EBUSY), usage then $_u"
+			_bad=1 ;;
+		*) echo "#   $c: limit $_l: $_r"; _bad=1 ;;
+		esac
+	done
+	return $_bad
+}
+
 workers_alive() {
 	for w in $(seq 0 $((WORKERS - 1))); do
 		kill -0 "$(eval echo \$wpid$w)" 2>/dev/null || {
@@ -327,7 +400,7 @@ fail_here() {
 }
 
 checks=$(( (SECONDS_WANTED + QUIET - 1) / QUIET ))
-plan $((4 + checks * 4 + 3))
+plan $((4 + checks * 6 + 3))
 diag "stress: chapter $CH, seed $SEED, $SECONDS_WANTED s, $(nproc) CPUs, operations: $OPS"
 
 mkdir -p /container
@@ -346,6 +419,10 @@ else
 fi
 install_in_c
 for c in $CS; do mkdir /container/$c; done
+# chapter 12 on: s1 is delegated to uid 65534 (its directory and tasks
+# file, as an administrator would); the user's files go to $S/u.
+mkdir -p $S/u && chmod 777 $S/u
+[ "$CH" -ge 12 ] && chown 65534 /container/s1 /container/s1/tasks
 ok "four containers: $CS" test -d "/container/${CS##* }"
 
 for w in $(seq 0 $((WORKERS - 1))); do
@@ -376,6 +453,23 @@ while [ $k -lt $checks ]; do
 		[ $rc = 0 ] || { cat $S/c.out; fail_here "quiet point $k"; }
 	else
 		skip_n 2 "nothing is charged before chapter 4"
+	fi
+	if [ "$CH" -ge 12 ]; then
+		types_nest >$S/t.out
+		rc=$?
+		ok "quiet point $k: no container charges less than its parent (control_type)" [ $rc = 0 ]
+		[ $rc = 0 ] || { cat $S/t.out; fail_here "quiet point $k"; }
+	else
+		skip "quiet point $k: control_type nests" "no hierarchy before chapter 12"
+	fi
+	if [ "$CH" -ge 11 ] && [ "$(nproc)" -ge 2 ]; then
+		fits_at_once >$S/f.out
+		rc=$?
+		ok "quiet point $k: a limit the usage fits is set at once, CPU 1 faulting" [ $rc = 0 ]
+		[ $rc = 0 ] || { cat $S/f.out; fail_here "quiet point $k"; }
+	else
+		skip "quiet point $k: a limit that fits is set at once" \
+			"chapter 11's limit writes, on 2 CPUs or more"
 	fi
 	workers_alive >$S/w.out
 	rc=$?
