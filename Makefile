@@ -18,7 +18,7 @@ nondigits = $(strip $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(sub
 	5,,$(subst 6,,$(subst 7,,$(subst 8,,$(subst 9,,$(1))))))))))))
 LAST := $(shell sh -c '. labs/host/common.sh; nr_patches')
 
-ifneq ($(filter kernel lab shell tree exercise grade stress cost perf,$(MAKECMDGOALS)),)
+ifneq ($(filter kernel lab shell tree exercise grade stress cost perf contend,$(MAKECMDGOALS)),)
 ifneq ($(call nondigits,$(value CH)),)
 $(error CH is not a chapter number: valid chapters are 0-$(LAST) (0 = unpatched 6.1))
 endif
@@ -77,6 +77,11 @@ endif
 STRESS_SEED := $(or $(value SEED),$(shell od -An -N2 -tu2 /dev/urandom | tr -d ' '))
 STRESS_FLAVOR := $(if $(filter command line environment,$(origin FLAVOR)),$(FLAVOR),debug)
 endif
+ifneq ($(filter contend,$(MAKECMDGOALS)),)
+ifneq ($(call nondigits,$(value RUNS))$(filter 0 00,$(value RUNS))$(filter-out 1,$(words $(value RUNS))),)
+$(error RUNS must be a whole number of runs, 1 or more)
+endif
+endif
 ifeq ($(filter default debug memcg none,$(value FLAVOR)),)
 $(error FLAVOR is not a flavour: use FLAVOR=default, debug, memcg or none)
 endif
@@ -95,7 +100,7 @@ INITRAMFS := $(BUILD)/initramfs.cpio.gz
 
 .PHONY: all help deps check kernel lab shell tree patches hooks code \
 	code-test initramfs clean exercise try try-shell try-stress grade stress \
-	cost perf
+	cost perf contend
 
 all: deps
 	@sh labs/host/check.sh all
@@ -117,6 +122,9 @@ help:
 	@echo '  make perf CH=N        lab 13 on the kit, on no controller and on memcg'
 	@echo '                        (N=11..$(LAST)): instructions per fault and per'
 	@echo '                        page streamed, side by side'
+	@echo '  make contend CH=N     page faults on 1, 2 and 4 vCPUs at once, in real'
+	@echo '                        time: the kit, no controller and memcg side by'
+	@echo '                        side, RUNS=3 times (N=11..$(LAST))'
 	@echo '  make book             build/book/index.html and the EPUB'
 	@echo '  make tree CH=N        build/tree: the kernel at chapter N, to edit and try'
 	@echo '  make exercise CH=N    build/tree at chapter N with TODOs to fill in'
@@ -164,6 +172,11 @@ cost: deps initramfs
 
 perf: deps initramfs
 	@sh labs/host/perf.sh $(NN)
+
+# make contend: RUNS (3) boots of each kernel on 1, 2 and 4 vCPUs.
+RUNS ?= 3
+contend: deps initramfs
+	@sh labs/host/contend.sh $(NN) $(RUNS)
 
 stress: deps initramfs
 	@sh labs/host/stress.sh $(NN) $(STRESS_FLAVOR) $(SECONDS) $(STRESS_SEED) $(CPUS)

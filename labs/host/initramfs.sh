@@ -27,7 +27,7 @@ cp labs/guest/*.sh "$stage/lab/lib/"
 cp "$BUILD"/code/cm-* "$stage/lab/bin/" 2>/dev/null ||
 	die "no programs in $BUILD/code: build code/ first (make -C code)"
 rm -f "$stage/lab/bin/cm-test"
-for d in labs/ch[0-9][0-9] labs/stress labs/cost; do
+for d in labs/ch[0-9][0-9] labs/stress labs/cost labs/contend; do
 	[ -d "$d" ] && cp -r "$d" "$stage/lab/"
 done
 chmod 755 "$stage/init"

@@ -75,12 +75,12 @@ echo "# per fault in a child container, over the kernel without a controller:" \
 for k in faults_container faults_depth8; do
 	a=$(field kit $k) b=$(field memcg $k)
 	[ -n "$a" ] && [ -n "$b" ] && [ "$a" -le "$b" ] && rc=0 || rc=1
-	point $rc "$k: the kit (${a:-?}) is no dearer than memcg (${b:-?})"
+	point $rc "$k, instructions per fault on one idle CPU: the kit (${a:-?}) runs no more than memcg (${b:-?})"
 done
 for k in file anon; do
 	a=$(field kit $k) b=$(field memcg $k)
 	[ -n "$a" ] && [ -n "$b" ] && [ $((a * 100)) -le $((b * 108)) ] && rc=0 || rc=1
-	point $rc "$k stream: the kit (${a:-?} per page) is within 8 % of memcg (${b:-?}) or cheaper"
+	point $rc "$k stream, instructions per page on one CPU: the kit (${a:-?}) runs at most 8 % more than memcg (${b:-?})"
 done
 echo "1..$n"
 echo "# perf: $((n - failed)) passed, $failed failed"

@@ -24,10 +24,12 @@ set -u
 knn=$1 lnn=$2 flavor=${3:-default}
 # LAB_NN "stress": the stress lab, labs/stress (make stress, which sets
 # CM_CPUS and CM_STRESS="SECONDS,SEED"); "cost": labs/cost (make cost,
-# which sets CM_CPUS=1 and CM_ICOUNT=1).
+# which sets CM_CPUS=1 and CM_ICOUNT=1); "contend": labs/contend (make
+# contend, which sets CM_CPUS).
 case $lnn in
 stress) labdir=labs/stress guestlab=stress ;;
 cost) labdir=labs/cost guestlab=cost ;;
+contend) labdir=labs/contend guestlab=contend ;;
 *) labdir=labs/ch$lnn guestlab=ch$lnn ;;
 esac
 ncpus=${CM_CPUS:-2}
