@@ -30,6 +30,15 @@ POINT = re.compile(r'^(not )?ok (\d+) - (.*?)(?: \[(\d+) points?\])?$')
 STAMP = re.compile(r'^\[ *\d+\.\d+\] ')
 
 
+def shorten(text, width):
+    """text in at most width characters, cut between words (a number cut
+    in two reads as another number: '4102 of 4108' as '4102 of 410')."""
+    if len(text) <= width:
+        return text
+    cut = text[:width - 3].rsplit(' ', 1)[0]
+    return cut + '...'
+
+
 def read(path):
     try:
         with open(path, errors='replace') as f:
@@ -158,7 +167,7 @@ def main():
           (own['lab'], own['score'], own['max']))
     for p in own['points']:
         print('  %-6s %2d - %-56s %d/%d' % (
-            'ok' if p['ok'] else 'not ok', p['n'], p['what'][:56],
+            'ok' if p['ok'] else 'not ok', p['n'], shorten(p['what'], 56),
             p['weight'] if p['ok'] and own['clean'] else 0, p['weight']))
     if own['missing']:
         print('  %d test point(s) never ran: 0/%d' % (own['missing'], own['missing']))

@@ -47,14 +47,18 @@ configure_kernel "$WT (chapter $(expr "$nn" + 0), $flavor)" "$obj" "$log.config"
 abs_obj=$(cd "$obj" && pwd)
 if ! run_logged "kernel $WT ($flavor)" "$log" \
 	make_bzimage "$TREE" "$abs_obj"; then
+	# The build ran in $TREE, checked out at a snapshot of $WT: name
+	# the files where the reader edits them.
 	echo "compiler errors and warnings:" >&2
-	grep -E '(error|warning):' "$log" | sed 's/^/    /' | head -n 20 >&2
+	grep -E '(error|warning):' "$log" |
+		sed -e "s|$(cd "$TREE" && pwd)/|$WT/|g" -e 's/^/    /' |
+		head -n 20 >&2
 	die "building $WT failed (log: $log)"
 fi
 cp "$obj/arch/x86/boot/bzImage" "$dest/bzImage"
 cp "$obj/.config" "$dest/config"
 cp "$obj/System.map" "$dest/System.map"
 echo "$stamp" >"$dest/stamp"
-grep -E 'warning:' "$log" | sed 's/^/    /' | head -n 10 |
+grep -E 'warning:' "$log" | sed -e "s|$(cd "$TREE" && pwd)/|$WT/|g" -e 's/^/    /' | head -n 10 |
 	sed '1i kernel '"$WT"': the compiler warned:' >&2 || true
 echo "kernel $WT ($flavor): $dest/bzImage"
