@@ -7,8 +7,10 @@
 #
 # One cm-faults per vCPU, each pinned to its own, all started together,
 # in three places: the root (no container), one container p that all of
-# them share, and a sibling container each, p/s0, p/s1, ...  Prints a
-# "# contend:" line with the mean ns_per_fault of each case; make
+# them share, and a sibling container each, p/s0, p/s1, ...  Each case
+# runs three times and keeps its fastest: the host's other work only
+# ever adds time, so the minimum is the figure least disturbed by it.
+# Prints a "# contend:" line with the mean ns_per_fault of each case; make
 # contend boots the kit, a kernel without any controller and 6.1's
 # memcg in turn and compares them.  Its test points only check that
 # every run happened and reported.
@@ -33,6 +35,7 @@ else
 fi
 ok "the kernel runs ($side, $N CPUs)" true
 
+# @cm-begin faults
 # faults CASE: one cm-faults per CPU in CASE's place, all at once; the
 # mean of their ns_per_fault, or nothing if one of them failed.
 faults() {
@@ -59,16 +62,27 @@ faults() {
 	done
 	echo $((_sum / N))
 }
+# @cm-end faults
 
-root=$(faults root)
+# best CASE: the fastest of three runs of faults CASE
+best() {
+	_best=
+	for _try in 1 2 3; do
+		_t=$(faults $1) || return 1
+		[ -z "$_best" ] || [ "$_t" -lt "$_best" ] && _best=$_t
+	done
+	echo $_best
+}
+
+root=$(best root)
 ok "$N loops in the root: ${root:-failed} ns a fault" [ -n "$root" ]
 if [ $side = none ]; then
 	skip_n 2 "no memory controller in this kernel"
 	diag "contend: side=$side cpus=$N root=$root"
 else
-	one=$(faults one)
+	one=$(best one)
 	ok "$N loops in one container: ${one:-failed} ns a fault" [ -n "$one" ]
-	sib=$(faults siblings)
+	sib=$(best siblings)
 	ok "$N loops in $N sibling containers: ${sib:-failed} ns a fault" [ -n "$sib" ]
 	diag "contend: side=$side cpus=$N root=$root one=$one siblings=$sib"
 fi

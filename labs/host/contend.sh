@@ -46,8 +46,9 @@ done
 # For each CPU count and run, the kit's and memcg's one/siblings over
 # none's root; then the median and the spread over the runs.
 awk '
-function field(line, k,   m) {
-	return match(line, " " k "=[0-9]+") ? substr(line, RSTART + length(k) + 2, RLENGTH - length(k) - 2) : ""
+function field(line, k) {
+	line = " " line
+	return match(line, " " k "=[^ ]+") ? substr(line, RSTART + length(k) + 2, RLENGTH - length(k) - 2) : ""
 }
 { r = field($0, "run"); c = field($0, "cpus"); s = field($0, "side")
   key = c SUBSEP r
@@ -83,6 +84,6 @@ END {
 
 echo "contend: chapter $(expr "$nn" + 0), $runs runs; per fault, over the kernel without a controller (median, lowest-highest)"
 awk 'NR > 1 { printf "  %d CPU%s  one container: kit %s (%s-%s), memcg %s (%s-%s);  siblings: kit %s (%s-%s), memcg %s (%s-%s);  none %d ns\n",
-	$1, $1 > 1 ? "s" : " ", $2, $3, $4, $8, $9, $10, $5, $6, $7, $11, $12, $13, $14 }' "$out/ch$nn.dat"
+	$1, ($1 > 1 ? "s" : " "), $2, $3, $4, $8, $9, $10, $5, $6, $7, $11, $12, $13, $14 }' "$out/ch$nn.dat"
 echo "contend: numbers in $out/ch$nn.dat, raw lines in $raw"
 [ $failed = 0 ] || die "$failed of the runs failed (their last lines are above)"
