@@ -9,7 +9,7 @@
 . /lab/lib/tap.sh
 . /lab/lib/lib.sh
 
-plan 27
+plan 30
 
 # @cm-begin helpers
 install_in_c
@@ -92,6 +92,33 @@ is "$?" 137 "1024 anon pages in p/c, p limited to 512: killed"
 ok "the 2048-page task outside survives" kill -0 "$big"
 release "$big"
 # @cm-end oom
+
+# @cm-begin oom-quiet
+# u (256 pages) has a child u/v.  A task in u/v with oom_score_adj
+# -1000 asks for 300 pages: u's OOM killer finds nobody it may kill, and
+# stays quiet for a while (chapter 7: 10 s, so that the stuck task's
+# retries do not each print a report), while the task retries.  Then a
+# killable task comes into u/v and asks for 100 pages.  A task coming in
+# ends the quiet period of every container above it, u included, the
+# one that refused: the newcomer is killed at once.  (The first version
+# of this chapter's patch ended it for u/v only, and the newcomer waited
+# out u's quiet period, 8 s here.)
+mkdir -p /container/u/v
+wr u limit_in_bytes 1M >/dev/null
+(echo -1000 >/proc/self/oom_score_adj && exec in_c u/v cm-anon 300 >/dev/null) &
+stuck=$!
+sleep 2
+t0=$(date +%s)
+in_c u/v cm-alloc anon 100 >/dev/null 2>&1
+rc=$? t=$(( $(date +%s) - t0 ))
+points 2
+is "$rc" 137 "a newcomer to u/v, over u's limit beside an unkillable task: killed"
+points 3
+atleast 5 "$t" "at once, not after u's quiet period: in $t s"
+wr u limit_in_bytes -1 >/dev/null
+wait_within 20 "$stuck"
+is "$?" 0 "the unkillable task finishes once u's limit is raised"
+# @cm-end oom-quiet
 
 # @cm-begin delegation
 # A container made inside p cannot leave p's limit behind.
@@ -196,6 +223,7 @@ for c in p/c/escape p/c p/d p r/y r; do
 	wr "$c" force_empty 1 >/dev/null
 done
 [ $side = kit ] && rmdir /container/t/u /container/t/v /container/t
+rmdir /container/u/v /container/u
 ok "the tree is removed bottom-up" sh -c 'cd /container &&
 	rmdir p/c/escape p/c p/d p r/y r q/l1/l2/l3/l4/l5/l6/l7 \
 		q/l1/l2/l3/l4/l5/l6 q/l1/l2/l3/l4/l5 q/l1/l2/l3/l4 q/l1/l2/l3 \
