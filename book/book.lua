@@ -493,7 +493,16 @@ function Pandoc(doc)
     if #links > 0 then
       local inl = pandoc.List({ links[1] })
       if links[2] then inl:insert(pandoc.Str(" \u{00b7} ")); inl:insert(links[2]) end
-      p.div.content:insert(pandoc.Div({ pandoc.Plain(inl) }, pandoc.Attr("", { "chapter-nav" })))
+      local navdiv = pandoc.Div({ pandoc.Plain(inl) }, pandoc.Attr("", { "chapter-nav" }))
+      -- A part's divider may sit at the end of a chapter's file (a
+      -- level-1 heading after the chapter's own): the links end the
+      -- chapter, so they go before it.
+      local at
+      for k = 2, #p.div.content do
+        local b = p.div.content[k]
+        if b.t == "Header" and b.level == 1 then at = k; break end
+      end
+      if at then p.div.content:insert(at, navdiv) else p.div.content:insert(navdiv) end
     end
   end
 
