@@ -144,6 +144,18 @@ op_move() {	# a task, or a whole process, moves while it grows
 	kill $p 2>/dev/null
 	wait $p 2>/dev/null
 }
+# rmdir_busy D: remove container D.  The group may refuse rmdir (EBUSY)
+# for a moment after its last task was reaped (seed 1 on ch12: twice in
+# 60 s, gone after 50 ms).  Two seconds of that, and the dir is left for
+# the teardown to fail.
+rmdir_busy() {
+	i=0
+	until rmdir /container/$1 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 40 ] || { log "rmdir $1: still busy"; return 1; }
+		usleep 50000
+	done
+}
 op_dir() {	# mkdir, charge, leave, rmdir; sometimes rmdir with charges
 	d=t$W
 	# from chapter 12, inside one of the four: its charges count above
@@ -151,15 +163,7 @@ op_dir() {	# mkdir, charge, leave, rmdir; sometimes rmdir with charges
 	log "dir $d"
 	mkdir /container/$d 2>/dev/null || return 0
 	in_c $d sh -c "cat /mnt/f0 >/dev/null; cm-anon 64 >/dev/null" 2>/dev/null
-	# The group may refuse rmdir (EBUSY) for a moment after its last
-	# task was reaped (seed 1 on ch12: twice in 60 s, gone after 50 ms).
-	# Two seconds of that, and the dir is left for the teardown to fail.
-	i=0
-	until rmdir /container/$d 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 40 ] || { log "rmdir $d: still busy"; return 1; }
-		usleep 50000
-	done
+	rmdir_busy $d
 }
 op_type() {	# control_type flips, at any level (refused below a 3)
 	container
@@ -178,12 +182,7 @@ op_deleg() {	# uid 65534, given s1 (chapter 12), makes a child and uses it
 	cm-runas 65534 in_c $d sh -c "dd if=/dev/zero of=$S/u/d.$W bs=4096 \
 		count=$((RV + 1)) 2>/dev/null; cat /mnt/f0 >/dev/null;
 		rm -f $S/u/d.$W" 2>/dev/null
-	i=0
-	until rmdir /container/$d 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 40 ] || { log "rmdir $d: still busy"; return 1; }
-		usleep 50000
-	done
+	rmdir_busy $d
 }
 op_perf() {	# a perf ring buffer, mapped and freed
 	container
