@@ -227,6 +227,7 @@ negative() {
 if [ "$mode" = check ]; then
 	step "lab programs: host unit tests" make -s -C code O="$PWD/$BUILD/code" test
 	step "lab library: tap.sh on the host" sh labs/host/taptest.sh
+	step "make grade: a failing KUnit line in its transcript" sh labs/host/scoretest.sh
 fi
 if [ -f book/book.mk ]; then
 	if [ "$mode" = check ]; then

@@ -43,4 +43,5 @@ for l in $labs; do
 	dirs="$dirs $dir"
 done
 # shellcheck disable=SC2086
-python3 labs/host/score.py "$nn" "$out" "$what" $dirs
+CM_SRC=$([ "$knn" = tree ] && echo "$WT") \
+	python3 labs/host/score.py "$nn" "$out" "$what" $dirs

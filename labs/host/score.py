@@ -111,6 +111,41 @@ def near(console, point):
 
 
 FAILED_AT = re.compile(r'^#?\s*# \S+: (EXPECTATION|ASSERTION) FAILED at ')
+FAILED_LINE = re.compile(r'FAILED at (\S+):(\d+)')
+
+
+def source(where):
+    """The failing line of a KUnit case in the tree the kernel was built
+    from (CM_SRC, set by grade.sh), with the comment nearest above it in
+    the same case (else the comment over the case): the case's author
+    says there what the line checks.  Nothing without CM_SRC."""
+    m = FAILED_LINE.search(where)
+    src = os.environ.get('CM_SRC')
+    if not m or not src:
+        return []
+    lines = read(os.path.join(src, m.group(1)))
+    at = int(m.group(2)) - 1
+    if not 0 <= at < len(lines):
+        return []
+    comment = []
+    i = at - 1
+    while i >= 0 and not lines[i].startswith(('static ', '}')):
+        if lines[i].strip().endswith('*/'):
+            j = i
+            while j > 0 and '/*' not in lines[j]:
+                j -= 1
+            comment = lines[j:i + 1]
+            break
+        i -= 1
+    if not comment and i >= 0 and lines[i].startswith('static '):
+        j = i - 1
+        if j >= 0 and lines[j].strip().endswith('*/'):
+            while j > 0 and '/*' not in lines[j]:
+                j -= 1
+            comment = lines[j:i]
+    out = ['#     ' + l.strip() for l in comment]
+    out.append('#     %s:%d: %s' % (m.group(1), at + 1, lines[at].strip()))
+    return out
 
 
 def explain(tap, point):
@@ -125,13 +160,14 @@ def explain(tap, point):
             continue
         at = next((i for i, l in enumerate(tap)
                    if l.lstrip('# ').strip() == text and l != d), None)
-        if at is None:
-            continue
-        for l in tap[at + 1:at + 7]:
-            body = l.lstrip('# ').strip()
-            if FAILED_AT.match(l) or re.match(r'(not )?ok \d', body) or not l.startswith('#'):
-                break
-            out.append('#       ' + body)
+        if at is not None:
+            for l in tap[at + 1:at + 7]:
+                body = l.lstrip('# ').strip()
+                if FAILED_AT.match(l) or re.match(r'(not )?ok \d', body) or \
+                        not l.startswith('#'):
+                    break
+                out.append('#       ' + body)
+        out.extend(source(d))
     return out
 
 
