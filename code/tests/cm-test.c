@@ -1549,6 +1549,15 @@ int main(int argc, char **argv)
 	test_bad(ARGV("cm-faults", "x", "3"), NULL, NULL, NULL);
 	test_bad(ARGV("cm-faults", "64", "3", "5"), NULL, NULL, NULL);
 
+	/* cm-uffd: refused before it makes a file or touches userfaultfd */
+	test_bad(ARGV("cm-uffd"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-uffd", "copy"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-uffd", "paste", "4"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-uffd", "copy", "0"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-uffd", "copy", "4k"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-uffd", "continue", "4", "5"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-uffd", "copy", "4", "--hold", "--hold"), NULL, NULL, NULL);
+
 	/* cm-time */
 	report(t_time(ARGV("cm-time", "true"), 0), "cm-time true: exit 0, ns on stderr");
 	report(t_time(ARGV("cm-time", "sh", "-c", "exit 3"), 3),
