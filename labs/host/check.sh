@@ -229,9 +229,20 @@ if [ "$mode" = check ]; then
 	step "lab library: tap.sh on the host" sh labs/host/taptest.sh
 	step "make grade: a failing KUnit line in its transcript" sh labs/host/scoretest.sh
 fi
+# make check builds and checks the book in the background, at the
+# lowest priority (see the kernels below): pandoc uses one CPU for
+# about three minutes, which the labs leave idle; its points are
+# collected at the end.
+book_pg=
 if [ -f book/book.mk ]; then
 	if [ "$mode" = check ]; then
-		step "book: build and filter tests" make -s book-check
+		rm -f "$LOGS/bg-book.rc"
+		# shellcheck disable=SC2016
+		setsid nice -n 19 sh -c '
+			echo 19 2>/dev/null >/proc/self/autogroup
+			make -s book-check >"$1/bg-book.out" 2>&1
+			echo $? >"$1/bg-book.rc"' _ "$LOGS" &
+		book_pg=$!
 	else
 		step "book" sh -c 'make -s book && echo "ok - book: $BUILD/book/index.html"'
 	fi
@@ -255,14 +266,17 @@ step "lab programs and initramfs" sh -c \
 memcg_labs=$(grep -l '^# memcg:' labs/ch[0-9][0-9]/lab.sh 2>/dev/null |
 	sed 's|labs/ch\([0-9][0-9]\)/lab.sh|\1|')
 bg_flavours="debug${memcg_labs:+ memcg}"
-bg_last=${bg_flavours##* }
+# After the kernels, the same background job compiles the hooks
+# (labs/host/hooks.sh): a minute of both CPUs, off the critical path.
+bg_last=hooks
 bg_pg=
-# bg_wait FLAVOR: wait for the background build of FLAVOR's kernel,
-# show its output, and report it as one test point.
-bg_wait() {
+# bg_join NAME PGID: wait for the background job NAME (a kernel
+# flavour, hooks, book) of process group PGID, show its output, and
+# return its exit status.
+bg_join() {
 	while [ ! -f "$LOGS/bg-$1.rc" ]; do
 		# gone without a word (killed): its output says how far it got
-		if ! /bin/kill -0 -- "-$bg_pg" 2>/dev/null &&
+		if ! /bin/kill -0 -- "-$2" 2>/dev/null &&
 			[ ! -f "$LOGS/bg-$1.rc" ]; then
 			echo 1 >"$LOGS/bg-$1.rc"
 			break
@@ -270,7 +284,12 @@ bg_wait() {
 		sleep 5
 	done
 	cat "$LOGS/bg-$1.out"
-	if [ "$(cat "$LOGS/bg-$1.rc")" = 0 ]; then
+	return "$(cat "$LOGS/bg-$1.rc")"
+}
+# bg_wait FLAVOR: wait for the background build of FLAVOR's kernel,
+# show its output, and report it as one test point.
+bg_wait() {
+	if bg_join "$1" "$bg_pg"; then
 		echo "ok - kernel ch$lastnn ($1) builds"
 	else
 		echo "not ok - kernel ch$lastnn ($1) builds"
@@ -285,7 +304,7 @@ bg_signal() {
 	return 0
 }
 if [ "$mode" = check ]; then
-	rm -f "$LOGS"/bg-*.rc
+	for f in $bg_flavours hooks; do rm -f "$LOGS/bg-$f.rc"; done
 	src=$(cd "$BUILD" && pwd)/bg-src
 	# shellcheck disable=SC2016,SC2086
 	setsid nice -n 19 sh -c '
@@ -309,10 +328,15 @@ if [ "$mode" = check ]; then
 					CM_KSRC=$src sh labs/host/kernel.sh "$nn" "$f"
 				echo $? >"$logs/bg-$f.rc"
 			} >"$logs/bg-$f.out" 2>&1
-		done' _ "$src" "$lastnn" "$TREE" "$LOGS" $bg_flavours &
+		done
+		{
+			[ $checkout = 0 ] && CM_KSRC=$src sh labs/host/hooks.sh
+			echo $? >"$logs/bg-hooks.rc"
+		} >"$logs/bg-hooks.out" 2>&1' _ "$src" "$lastnn" "$TREE" "$LOGS" $bg_flavours &
 	bg_pg=$!
-	# an interrupted make check takes its background builds along
-	trap 'bg_signal TERM; bg_signal CONT' EXIT
+	# an interrupted make check takes its background jobs along
+	trap 'bg_signal TERM; bg_signal CONT
+		[ -n "$book_pg" ] && /bin/kill -- "-$book_pg" 2>/dev/null' EXIT
 	trap 'exit 130' INT TERM
 fi
 
@@ -348,7 +372,8 @@ if [ "$mode" = check ]; then
 	bg_signal CONT
 	# Hooks in code the lab kernels do not build (migration, KSM, ...)
 	# must at least compile; sparse reads the files the series adds.
-	step "hooks: compile with every hook enabled" sh labs/host/hooks.sh
+	step "hooks: compile with every hook enabled (in the background)" \
+		bg_join hooks "$bg_pg"
 	step "debug flavour: kernel ch$lastnn (built in the background)" \
 		bg_wait debug
 	# Every lab on the debug kernel, the regression run: KASAN, lockdep
@@ -390,6 +415,11 @@ if [ "$mode" = check ]; then
 	# failure here replays with the same schedule.
 	step "stress: 60 s on the chapter-$last debug kernel" \
 		sh labs/host/stress.sh "$lastnn" debug 60 2026 4
+fi
+
+if [ -n "$book_pg" ]; then
+	step "book: build and filter tests (in the background)" \
+		bg_join book "$book_pg"
 fi
 
 echo

@@ -17,9 +17,18 @@ nn=$(printf '%02d' "$last")
 obj=$BUILD/obj/hooks
 log=$LOGS/hooks.log
 
-lock_tree hooks
-sh labs/host/tree.sh
-checkout_chapter "$nn"
+# CM_KSRC=DIR: compile in DIR, a checkout of its own at chNN, as
+# kernel.sh does (make check runs this in the background there).
+if [ -n "${CM_KSRC-}" ]; then
+	[ "$(git -C "$CM_KSRC" rev-parse HEAD 2>/dev/null)" = \
+		"$(git -C "$TREE" rev-parse "ch$nn^{commit}")" ] ||
+		die "CM_KSRC=$CM_KSRC is not a checkout of ch$nn"
+	TREE=$CM_KSRC obj=$BUILD/obj/$(basename "$CM_KSRC")-hooks
+else
+	lock_tree hooks
+	sh labs/host/tree.sh
+	checkout_chapter "$nn"
+fi
 
 # shellcheck disable=SC2046
 configure_kernel "hooks (ch$nn)" "$obj" "$log.config" \
