@@ -6,7 +6,7 @@
 . /lab/lib/tap.sh
 . /lab/lib/lib.sh
 
-plan 56
+plan 59
 KCH=$(kernel_chapter)
 
 # @cm-begin helpers
@@ -354,6 +354,35 @@ is "$(usage a):$(usage b)" 0:0 "a and b back to 0"
 ok "rmdir a and b" rmdir /container/a /container/b
 # @cm-end swapoff
 
+
+# @cm-begin audit
+# The debugfs audit walks every page frame and counts, for each
+# container, the pages whose records name it: with q's task holding its
+# pages and nothing else charging to q, q's usage is what its records
+# hold.  Meanwhile a task in the root forks children that touch 64 pages
+# and exit, so pages are freed and reused while the audit looks at them.
+# The audit takes each page's record lock, a bit in the page: it must
+# hold a reference on the page while it does, or a page freed under it
+# reaches the allocator with the bit set (a splat, which fails the lab).
+mkdir /container/q
+ok "a task holds 256 pages in q" start_held /tmp/o/q.out in_c q cm-anon 256 --hold
+cm-fork-loop 100 64 >/tmp/o/churn.out 2>&1 &
+churn=$!
+i=0
+while [ $i -lt 3 ]; do
+	cat /sys/kernel/debug/mem_container_audit >/tmp/o/audit
+	i=$((i + 1))
+done
+wait "$churn"
+is "$?" 0 "100 children came and went while the audit read 3 times"
+line=$(grep '^/q ' /tmp/o/audit)
+diag "the audit: $line"
+is "$(echo "$line" | awk '{ print $3 }')" "$(echo "$line" | awk '{ print $5 }')" \
+	"q's usage is what its records hold"
+release "$HELD_PID"
+rm -f /tmp/o/q.out /tmp/o/churn.out /tmp/o/audit
+rmdir /container/q
+# @cm-end audit
 
 # @cm-begin cost
 # What a charged page costs: its record (lib.sh's record_bytes). Up to
