@@ -127,22 +127,23 @@ def source(where):
     at = int(m.group(2)) - 1
     if not 0 <= at < len(lines):
         return []
+    def block_ending(end):
+        """The /* ... */ comment whose last line is lines[end]."""
+        start = end
+        while start > 0 and '/*' not in lines[start]:
+            start -= 1
+        return lines[start:end + 1]
+
     comment = []
     i = at - 1
     while i >= 0 and not lines[i].startswith(('static ', '}')):
         if lines[i].strip().endswith('*/'):
-            j = i
-            while j > 0 and '/*' not in lines[j]:
-                j -= 1
-            comment = lines[j:i + 1]
+            comment = block_ending(i)
             break
         i -= 1
-    if not comment and i >= 0 and lines[i].startswith('static '):
-        j = i - 1
-        if j >= 0 and lines[j].strip().endswith('*/'):
-            while j > 0 and '/*' not in lines[j]:
-                j -= 1
-            comment = lines[j:i]
+    if not comment and i > 0 and lines[i].startswith('static ') and \
+            lines[i - 1].strip().endswith('*/'):
+        comment = block_ending(i - 1)
     out = ['#     ' + l.strip() for l in comment]
     out.append('#     %s:%d: %s' % (m.group(1), at + 1, lines[at].strip()))
     return out
