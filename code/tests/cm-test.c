@@ -855,6 +855,36 @@ static int t_file_read_cache(void)
 	return 1;
 }
 
+/*
+ * cm-node 0 CMD: CMD runs bound to node 0 (every host has one), as its
+ * own /proc/self/numa_maps says ("bind:0" on its mappings).
+ */
+static int t_node_bind(void)
+{
+	struct run r;
+
+	run(&r, ARGV("cm-node", "0", "cat", "/proc/self/numa_maps"));
+	if (exited(&r, 2) && strstr(r.err, "errno=ENOSYS")) {
+		skip_reason = "this host's kernel has no NUMA policy";
+		return 1;
+	}
+	CHECK(exited(&r, 0), "status %#x, stderr %s", r.status, r.err);
+	CHECK(strstr(r.out, " bind:0 ") != NULL, "numa_maps: %.200s", r.out);
+	return 1;
+}
+
+/* cm-node 63 true: no such node on this host; refused, true not run */
+static int t_node_missing(void)
+{
+	struct run r;
+
+	run(&r, ARGV("cm-node", "63", "true"));
+	CHECK(exited(&r, 2), "status %#x", r.status);
+	CHECK(strstr(r.err, "cm-node: node 63: ") && strstr(r.err, "from set_mempolicy)"),
+	      "stderr '%s'", r.err);
+	return 1;
+}
+
 static int t_file_error(const char *path, const char *mode, const char *err)
 {
 	char want[PATH_MAX + 128];
@@ -1548,6 +1578,22 @@ int main(int argc, char **argv)
 	test_bad(ARGV("cm-faults", "64", "1"), NULL, NULL, NULL);
 	test_bad(ARGV("cm-faults", "x", "3"), NULL, NULL, NULL);
 	test_bad(ARGV("cm-faults", "64", "3", "5"), NULL, NULL, NULL);
+
+	/* cm-node */
+	report(t_node_bind(), "cm-node 0 CMD: CMD runs bound to node 0 (numa_maps)");
+	report(t_node_missing(), "cm-node 63 CMD: no such node, exit 2, CMD not run");
+	{
+		struct run r;
+
+		run(&r, ARGV("cm-node", "0", tmp("no-such-command")));
+		report(exited(&r, 127), "cm-node with a missing command: exit 127");
+	}
+	test_bad(ARGV("cm-node"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-node", "0"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-node", "x", "true"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-node", "-1", "true"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-node", "64", "true"), NULL, NULL, NULL);
+	test_bad(ARGV("cm-node", "0", ""), NULL, NULL, NULL);
 
 	/* cm-uffd: refused before it makes a file or touches userfaultfd */
 	test_bad(ARGV("cm-uffd"), NULL, NULL, NULL);

@@ -74,7 +74,11 @@ if [ $side = kit ]; then
 	ok "no slab cache of records: they live in page_ext" \
 		[ ! -e /sys/kernel/slab/meta_page ]
 	points 2
-	is "$(record_bytes)" 48 "48 bytes of record per page frame"
+	if [ "$(kernel_chapter)" -lt 14 ]; then
+		is "$(record_bytes)" 48 "48 bytes of record per page frame"
+	else
+		is "$(record_bytes)" 40 "40 bytes of record per page frame (chapter 14)"
+	fi
 else
 	skip_n 2 "memcg keeps its pointer in struct page (memcg_data)"
 fi

@@ -8,6 +8,7 @@
 #   is GOT WANT "what"           pass if the two strings are equal
 #   within GOT WANT TOL "what"   pass if |GOT - WANT| <= TOL (integers)
 #   atleast GOT MIN "what"       pass if GOT >= MIN (integers)
+#   between GOT LO HI "what"     pass if LO <= GOT <= HI (integers)
 #   skip "what" "why"            a test point that does not apply here
 #   points N                     the next test point is worth N points
 #                                for make grade (1 if not said)
@@ -123,6 +124,21 @@ atleast() {
 	else
 		_tap_result 1 "$3"
 		diag "  got $1, expected at least $2"
+	fi
+}
+
+# between GOT LOW HIGH "what": GOT is from LOW to HIGH, both included.
+between() {
+	if ! _tap_int "$1" || ! _tap_int "$2" || ! _tap_int "$3"; then
+		_tap_result 1 "$4"
+		diag "  not integers: got='$1' low='$2' high='$3'"
+		return
+	fi
+	if [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; then
+		_tap_result 0 "$4"
+	else
+		_tap_result 1 "$4"
+		diag "  got $1, expected $2 to $3"
 	fi
 }
 

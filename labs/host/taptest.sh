@@ -36,6 +36,14 @@ case_ "within passes at its tolerance" \
 	"ok 1 - edge" 'within 9 5 4 edge'
 case_ "atleast refuses a non-number" \
 	"not ok 1 - word" 'atleast abc 1 word'
+case_ "between passes at both ends" \
+	"ok 2 - high" 'between 3 3 5 low; between 5 3 5 high'
+case_ "between fails above its range" \
+	"not ok 1 - above" 'between 6 3 5 above'
+case_ "between fails below its range" \
+	"not ok 1 - below" 'between 2 3 5 below'
+case_ "between refuses a non-number" \
+	"not ok 1 - empty" 'between "" 3 5 empty'
 case_ "done_testing fails when the count misses the plan" \
 	"# planned 2 tests but ran 1" 'plan 2; ok one true; done_testing'
 case_ "done_testing exits 1 after a failure" \
